@@ -1,0 +1,49 @@
+"""cffi build script (API, out-of-line mode): compiles benchlib/csrc into
+``benchlib._cbench`` at install time.
+
+The cdef is the BEGIN CDEF ... END CDEF part of ``csrc/benchlib.h`` so the
+header stays the one place the C API is declared.
+"""
+from pathlib import Path
+import re
+
+from cffi import FFI
+
+HERE = Path(__file__).resolve().parent
+CSRC = HERE / "csrc"
+SOURCES = ["timing.c", "syscall.c", "ipc.c", "memory.c"]
+# -O2 and no -march=native: the numbers should come from the code a user of
+# a distribution's compiler gets, and be comparable between machines.
+CFLAGS = ["-O2", "-std=gnu11", "-Wall", "-Wextra", "-Wno-unused-parameter"]
+
+
+def _package_version() -> str:
+    text = (HERE / "__init__.py").read_text()
+    return re.search(r'__version__ = "([^"]+)"', text).group(1)
+
+
+def _cdef() -> str:
+    text = (CSRC / "benchlib.h").read_text()
+    m = re.search(r"/\* BEGIN CDEF \*/(.*?)/\* END CDEF \*/", text, re.S)
+    if not m:
+        raise RuntimeError("benchlib.h has no BEGIN CDEF ... END CDEF section")
+    return m.group(1)
+
+
+ffibuilder = FFI()
+ffibuilder.cdef(_cdef())
+ffibuilder.set_source(
+    "benchlib._cbench",
+    '#include "benchlib.h"',
+    sources=[str((CSRC / s).relative_to(HERE.parent)) for s in SOURCES],
+    include_dirs=[str(CSRC.relative_to(HERE.parent))],
+    extra_compile_args=CFLAGS,
+    define_macros=[
+        ("BL_CFLAGS", '"%s"' % " ".join(CFLAGS)),
+        ("BL_PACKAGE_VERSION", '"%s"' % _package_version()),
+    ],
+    libraries=["m"],
+)
+
+if __name__ == "__main__":
+    ffibuilder.compile(verbose=True)

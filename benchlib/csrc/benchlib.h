@@ -1,0 +1,112 @@
+/*
+ * benchlib.h -- the whole C API of benchlib.
+ *
+ * Every timed loop of the project lives in C.  Python fills a bl_opts,
+ * passes arrays for the samples, and gets back one figure per sample:
+ * nanoseconds per iteration (and TSC ticks per iteration where the CPU
+ * has a time-stamp counter).  What an "iteration" is depends on the
+ * benchmark: one system call, one pipe round trip, one memcpy of the
+ * block, one dependent load.
+ *
+ * The part between BEGIN CDEF and END CDEF is read by benchlib/_build.py
+ * and handed to cffi, so it must stay plain declarations (no macros, no
+ * includes, no inline code).
+ */
+#ifndef BENCHLIB_H
+#define BENCHLIB_H
+
+#include <stdint.h>
+#include <stddef.h>
+
+/* BEGIN CDEF */
+
+/* Return codes (0 is success). */
+enum {
+    BL_OK = 0,
+    BL_EINTR = -1,      /* interrupted by SIGINT: samples so far are kept */
+    BL_ESYS = -2,       /* a system call failed: see bl_last_error() */
+    BL_EINVAL = -3,     /* bad parameter: see bl_last_error() */
+    BL_ENOMEM = -4      /* could not allocate the buffers */
+};
+
+/* How to measure: filled by the Python harness from the profile. */
+typedef struct {
+    int n_samples;            /* timed samples wanted (length of the arrays) */
+    int n_warmup;             /* samples run at the final count and discarded */
+    double target_sample_ns;  /* calibrate so one sample lasts at least this */
+    int64_t iterations;       /* > 0: exactly this many per sample, no calibration */
+    int64_t max_iterations;   /* calibration never goes above this */
+    double max_total_ns;      /* stop taking samples after this (>= 1 sample kept) */
+    int cpu;                  /* >= 0: pin the measuring thread to this CPU */
+    int helper_cpu;           /* >= 0: pin a helper process to this CPU */
+    int subtract_overhead;    /* subtract the benchmark's empty-loop cost */
+} bl_opts;
+
+/* What happened: filled by the C side. */
+typedef struct {
+    int64_t iterations;        /* iterations in each timed sample */
+    int n_samples;             /* samples actually written */
+    double clock_resolution_ns;/* smallest step CLOCK_MONOTONIC showed */
+    double overhead_ns;        /* per-iteration cost subtracted (0 if none) */
+    int cpu_first;             /* CPU of the measuring thread, first sample */
+    int cpu_last;              /* CPU of the measuring thread, last sample */
+    int cpu_migrations;        /* samples whose CPU differed from the previous */
+    int helper_cpu;            /* CPU the helper process was pinned to, or -1 */
+    int has_ticks;             /* 1 if ticks[] holds TSC ticks per iteration */
+    double calibration_ns;     /* wall time spent calibrating and warming up */
+} bl_info;
+
+/* Build and library facts. */
+const char *bl_version(void);
+const char *bl_compiler(void);
+const char *bl_cflags(void);
+const char *bl_last_error(void);
+double bl_clock_resolution_ns(void);
+double bl_tsc_ticks_per_ns(void);   /* measured against CLOCK_MONOTONIC; 0 if no TSC */
+int bl_online_cpus(void);
+
+/* syscall.c: kernel entry and exit.  op: 0 = getpid via syscall(2),
+ * 1 = write one byte to /dev/null. */
+int bl_syscall_latency(int op, const bl_opts *o, double *ns, double *ticks, bl_info *info);
+
+/* ipc.c: one-byte round trip between this process and a forked child
+ * over two pipes.  o->cpu pins this process, o->helper_cpu the child. */
+int bl_pipe_latency(const bl_opts *o, double *ns, double *ticks, bl_info *info);
+
+/* memory.c: memcpy of size_bytes from one buffer to another. */
+int bl_bcopy(size_t size_bytes, const bl_opts *o, double *ns, double *ticks, bl_info *info);
+
+/* memory.c: dependent loads chasing a pointer chain laid over size_bytes,
+ * one pointer every stride_bytes.  One iteration is one load. */
+int bl_mem_latency(size_t size_bytes, size_t stride_bytes, const bl_opts *o,
+                   double *ns, double *ticks, bl_info *info);
+
+/* Testing aid: a body that sleeps so the interrupt path can be exercised. */
+int bl_sleep_loop(double sleep_us, const bl_opts *o, double *ns, double *ticks, bl_info *info);
+
+/* END CDEF */
+
+/* ---- internal: shared by the C files, not exported to Python ---- */
+
+/* A benchmark body runs `iters` iterations of its operation and returns
+ * BL_OK or an error code.  It must do nothing else that costs time. */
+typedef int (*bl_body_fn)(void *ctx, int64_t iters);
+
+/* The timing core: calibrate, warm up, take samples, optionally subtract
+ * the cost of `overhead` (same iteration count) from each sample. */
+int bl_measure(bl_body_fn body, bl_body_fn overhead, void *ctx,
+               const bl_opts *o, double *ns, double *ticks, bl_info *info);
+
+void bl_set_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+int bl_sys_error(const char *what);          /* sets message from errno, returns BL_ESYS */
+int bl_interrupted(void);                   /* SIGINT seen since the guard began */
+/* Watch for SIGINT (nests; bl_measure does it itself). */
+void bl_guard_begin(void);
+void bl_guard_end(void);
+int bl_pin_self(int cpu);                   /* 0 or BL_ESYS/BL_EINVAL */
+
+/* Keep a value alive so the compiler cannot drop the work that made it. */
+#define BL_KEEP(x) __asm__ __volatile__("" : : "r"(x) : "memory")
+#define BL_CLOBBER() __asm__ __volatile__("" : : : "memory")
+
+#endif

@@ -1,0 +1,158 @@
+/*
+ * ipc.c -- communication between processes.
+ *
+ * pipe_latency: the parent writes one byte into one pipe, a forked child
+ * reads it and writes it back through a second pipe, the parent reads it.
+ * One iteration is one round trip: two writes, two reads and, when both
+ * processes share a CPU, two context switches (Ousterhout's "cswitch").
+ *
+ * The child never outlives the measurement: it dies with its parent
+ * (PR_SET_PDEATHSIG), ignores the terminal's SIGINT so that the parent
+ * alone decides when to stop, and is killed and reaped on every return
+ * path.
+ */
+#define _GNU_SOURCE
+#include "benchlib.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+typedef struct {
+    int to_child;   /* parent writes here */
+    int from_child; /* parent reads here */
+} pipe_ctx;
+
+static int write_byte(int fd)
+{
+    char c = 'x';
+    for (;;) {
+        ssize_t n = write(fd, &c, 1);
+        if (n == 1)
+            return BL_OK;
+        if (n < 0 && errno == EINTR) {
+            if (bl_interrupted())
+                return BL_EINTR;
+            continue;
+        }
+        return bl_sys_error("pipe write");
+    }
+}
+
+static int read_byte(int fd)
+{
+    char c;
+    for (;;) {
+        ssize_t n = read(fd, &c, 1);
+        if (n == 1)
+            return BL_OK;
+        if (n < 0 && errno == EINTR) {
+            if (bl_interrupted())
+                return BL_EINTR;
+            continue;
+        }
+        if (n == 0) {
+            bl_set_error("the echo process exited during the measurement");
+            return BL_ESYS;
+        }
+        return bl_sys_error("pipe read");
+    }
+}
+
+static int round_trip_body(void *ctx, int64_t iters)
+{
+    pipe_ctx *p = ctx;
+    for (int64_t i = 0; i < iters; i++) {
+        int rc = write_byte(p->to_child);
+        if (rc == BL_OK)
+            rc = read_byte(p->from_child);
+        if (rc != BL_OK)
+            return rc;
+    }
+    return BL_OK;
+}
+
+static void echo_child(int in, int out, int cpu, pid_t parent)
+{
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent) /* parent died before prctl took effect */
+        _exit(1);
+    prctl(PR_SET_NAME, "bl-pipe-echo");
+    signal(SIGINT, SIG_IGN);
+    if (cpu >= 0 && bl_pin_self(cpu) != BL_OK)
+        _exit(3);
+    char c;
+    for (;;) {
+        ssize_t n = read(in, &c, 1);
+        if (n == 0)
+            _exit(0); /* parent closed its end: done */
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            _exit(1);
+        }
+        if (write(out, &c, 1) != 1)
+            _exit(1);
+    }
+}
+
+int bl_pipe_latency(const bl_opts *o, double *ns, double *ticks, bl_info *info)
+{
+    int down[2], up[2];
+    if (pipe2(down, O_CLOEXEC) != 0)
+        return bl_sys_error("pipe");
+    if (pipe2(up, O_CLOEXEC) != 0) {
+        int rc = bl_sys_error("pipe");
+        close(down[0]);
+        close(down[1]);
+        return rc;
+    }
+    bl_guard_begin();
+    pid_t parent = getpid();
+    pid_t child = fork();
+    if (child < 0) {
+        int rc = bl_sys_error("fork");
+        close(down[0]);
+        close(down[1]);
+        close(up[0]);
+        close(up[1]);
+        bl_guard_end();
+        return rc;
+    }
+    if (child == 0) {
+        close(down[1]);
+        close(up[0]);
+        echo_child(down[0], up[1], o->helper_cpu, parent);
+        _exit(0);
+    }
+    close(down[0]);
+    close(up[1]);
+    pipe_ctx p = {down[1], up[0]};
+    info->helper_cpu = o->helper_cpu;
+
+    /* One round trip first, so a child that failed to start (e.g. could not
+     * pin itself) is reported as such rather than as a broken pipe later. */
+    int rc = round_trip_body(&p, 1);
+    if (rc == BL_ESYS) {
+        int status;
+        if (waitpid(child, &status, WNOHANG) == child && WIFEXITED(status) &&
+            WEXITSTATUS(status) == 3) {
+            bl_set_error("the echo process could not pin itself to CPU %d", o->helper_cpu);
+            rc = BL_EINVAL;
+        }
+    }
+    if (rc == BL_OK)
+        rc = bl_measure(round_trip_body, NULL, &p, o, ns, ticks, info);
+
+    close(p.to_child);
+    close(p.from_child);
+    kill(child, SIGKILL);
+    while (waitpid(child, NULL, 0) < 0 && errno == EINTR)
+        ;
+    bl_guard_end();
+    return rc;
+}

@@ -1,0 +1,74 @@
+/*
+ * syscall.c -- the cost of entering and leaving the kernel.
+ *
+ * getpid goes through syscall(2) because some C libraries have cached the
+ * pid in user space (Ousterhout saw this on HP-UX in 1990; glibc did it
+ * until 2.25), and a cached getpid never enters the kernel.
+ */
+#define _GNU_SOURCE
+#include "benchlib.h"
+
+#include <fcntl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+enum { OP_GETPID = 0, OP_WRITE_DEVNULL = 1 };
+
+typedef struct {
+    int fd;
+} syscall_ctx;
+
+static int getpid_body(void *ctx, int64_t iters)
+{
+    (void)ctx;
+    for (int64_t i = 0; i < iters; i++) {
+        long r = syscall(SYS_getpid);
+        BL_KEEP(r);
+    }
+    return BL_OK;
+}
+
+static int write_body(void *ctx, int64_t iters)
+{
+    int fd = ((syscall_ctx *)ctx)->fd;
+    char c = 'x';
+    for (int64_t i = 0; i < iters; i++) {
+        if (write(fd, &c, 1) != 1)
+            return bl_sys_error("write to /dev/null");
+    }
+    return BL_OK;
+}
+
+/* The loop with the call taken out, for subtract_overhead. */
+static int empty_body(void *ctx, int64_t iters)
+{
+    (void)ctx;
+    for (int64_t i = 0; i < iters; i++)
+        BL_CLOBBER();
+    return BL_OK;
+}
+
+int bl_syscall_latency(int op, const bl_opts *o, double *ns, double *ticks, bl_info *info)
+{
+    syscall_ctx c = {-1};
+    bl_body_fn body;
+    switch (op) {
+    case OP_GETPID:
+        body = getpid_body;
+        break;
+    case OP_WRITE_DEVNULL:
+        c.fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+        if (c.fd < 0)
+            return bl_sys_error("open /dev/null");
+        body = write_body;
+        break;
+    default:
+        bl_set_error("unknown syscall op %d", op);
+        return BL_EINVAL;
+    }
+    info->helper_cpu = -1;
+    int rc = bl_measure(body, empty_body, &c, o, ns, ticks, info);
+    if (c.fd >= 0)
+        close(c.fd);
+    return rc;
+}

@@ -1,0 +1,350 @@
+/*
+ * timing.c -- the timing core every benchmark runs under.
+ *
+ * bl_measure() calibrates the iteration count so that one timed sample is
+ * long against the clock's resolution, warms up, takes samples with
+ * CLOCK_MONOTONIC (and the TSC beside it where there is one), and can
+ * subtract the benchmark's own empty-loop cost.  It also watches for
+ * SIGINT so that Ctrl-C ends a measurement between samples rather than
+ * after it.
+ */
+#define _GNU_SOURCE
+#include "benchlib.h"
+
+#include <errno.h>
+#include <math.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <x86intrin.h>
+#define BL_HAVE_TSC 1
+static inline uint64_t bl_ticks(void) { return __rdtsc(); }
+#else
+#define BL_HAVE_TSC 0
+static inline uint64_t bl_ticks(void) { return 0; }
+#endif
+
+#ifndef BL_CFLAGS
+#define BL_CFLAGS "unknown"
+#endif
+#ifndef BL_PACKAGE_VERSION
+#define BL_PACKAGE_VERSION "unknown"
+#endif
+
+/* ---------- errors ---------- */
+
+static char bl_errbuf[512];
+
+const char *bl_last_error(void) { return bl_errbuf; }
+
+void bl_set_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(bl_errbuf, sizeof bl_errbuf, fmt, ap);
+    va_end(ap);
+}
+
+int bl_sys_error(const char *what)
+{
+    bl_set_error("%s: %s", what, strerror(errno));
+    return BL_ESYS;
+}
+
+/* ---------- build facts ---------- */
+
+const char *bl_version(void) { return BL_PACKAGE_VERSION; }
+const char *bl_compiler(void)
+{
+#ifdef __VERSION__
+#if defined(__clang__)
+    return "clang " __VERSION__;
+#else
+    return "gcc " __VERSION__;
+#endif
+#else
+    return "unknown";
+#endif
+}
+const char *bl_cflags(void) { return BL_CFLAGS; }
+
+int bl_online_cpus(void) { return (int)sysconf(_SC_NPROCESSORS_ONLN); }
+
+/* ---------- clocks ---------- */
+
+static inline double now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+/* The smallest non-zero step between two consecutive clock reads: this, not
+ * clock_getres(), is what limits a short interval's precision. */
+double bl_clock_resolution_ns(void)
+{
+    static double cached = 0.0;
+    if (cached > 0.0)
+        return cached;
+    double best = 1e9;
+    for (int i = 0; i < 2000; i++) {
+        double a = now_ns(), b;
+        do {
+            b = now_ns();
+        } while (b == a);
+        if (b - a < best)
+            best = b - a;
+    }
+    cached = best;
+    return cached;
+}
+
+double bl_tsc_ticks_per_ns(void)
+{
+    static double cached = -1.0;
+    if (!BL_HAVE_TSC)
+        return 0.0;
+    if (cached > 0.0)
+        return cached;
+    double t0 = now_ns();
+    uint64_t k0 = bl_ticks();
+    struct timespec req = {0, 20 * 1000 * 1000}; /* 20 ms */
+    while (nanosleep(&req, &req) != 0 && errno == EINTR)
+        ;
+    double t1 = now_ns();
+    uint64_t k1 = bl_ticks();
+    cached = (double)(k1 - k0) / (t1 - t0);
+    return cached;
+}
+
+/* ---------- SIGINT guard ---------- */
+
+/* Python's own SIGINT handler only sets a flag that the interpreter looks
+ * at when the C call returns.  We install a handler that records the
+ * interrupt for the C loops and then calls Python's, so both learn of it. */
+static volatile sig_atomic_t bl_sigint_seen = 0;
+static struct sigaction bl_old_sigint;
+static int bl_guard_depth = 0;
+
+static void bl_on_sigint(int sig, siginfo_t *si, void *uc)
+{
+    bl_sigint_seen = 1;
+    if (bl_old_sigint.sa_flags & SA_SIGINFO) {
+        if (bl_old_sigint.sa_sigaction)
+            bl_old_sigint.sa_sigaction(sig, si, uc);
+    } else if (bl_old_sigint.sa_handler != SIG_DFL && bl_old_sigint.sa_handler != SIG_IGN) {
+        bl_old_sigint.sa_handler(sig);
+    }
+}
+
+void bl_guard_begin(void)
+{
+    if (bl_guard_depth++ > 0)
+        return;
+    bl_sigint_seen = 0;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = bl_on_sigint;
+    sa.sa_flags = SA_SIGINFO; /* no SA_RESTART: blocking calls return EINTR */
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, &bl_old_sigint);
+}
+
+void bl_guard_end(void)
+{
+    if (--bl_guard_depth > 0)
+        return;
+    sigaction(SIGINT, &bl_old_sigint, NULL);
+    /* Nobody but us was listening: behave as the default would have. */
+    if (bl_sigint_seen && !(bl_old_sigint.sa_flags & SA_SIGINFO) &&
+        bl_old_sigint.sa_handler == SIG_DFL)
+        raise(SIGINT);
+}
+
+int bl_interrupted(void) { return bl_sigint_seen != 0; }
+
+/* ---------- CPU pinning ---------- */
+
+int bl_pin_self(int cpu)
+{
+    if (cpu < 0 || cpu >= CPU_SETSIZE) {
+        bl_set_error("CPU %d is out of range", cpu);
+        return BL_EINVAL;
+    }
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(cpu, &set);
+    if (sched_setaffinity(0, sizeof set, &set) != 0) {
+        bl_set_error("cannot pin to CPU %d: %s", cpu, strerror(errno));
+        return errno == EINVAL ? BL_EINVAL : BL_ESYS;
+    }
+    return BL_OK;
+}
+
+/* ---------- the measurement loop ---------- */
+
+static int time_once(bl_body_fn body, void *ctx, int64_t iters, double *ns, uint64_t *ticks)
+{
+    uint64_t k0 = bl_ticks();
+    double t0 = now_ns();
+    int rc = body(ctx, iters);
+    double t1 = now_ns();
+    uint64_t k1 = bl_ticks();
+    *ns = t1 - t0;
+    *ticks = k1 - k0;
+    return rc;
+}
+
+static int calibrate(bl_body_fn body, void *ctx, const bl_opts *o, double res, int64_t *iters_out)
+{
+    double target = o->target_sample_ns;
+    if (target < 1000.0 * res)
+        target = 1000.0 * res; /* keep the clock's step below 0.1% of a sample */
+    int64_t max_it = o->max_iterations > 0 ? o->max_iterations : ((int64_t)1 << 40);
+    int64_t it = 1;
+    for (;;) {
+        double t;
+        uint64_t k;
+        int rc = time_once(body, ctx, it, &t, &k);
+        if (rc != BL_OK)
+            return rc;
+        if (bl_interrupted())
+            return BL_EINTR;
+        if (t >= target || it >= max_it)
+            break;
+        int64_t next;
+        if (t < target / 1000.0)
+            next = it * 10;
+        else
+            next = (int64_t)ceil((double)it * target * 1.05 / t);
+        if (next <= it)
+            next = it + 1;
+        if (next > max_it)
+            next = max_it;
+        it = next;
+    }
+    *iters_out = it;
+    return BL_OK;
+}
+
+static double measure_overhead(bl_body_fn overhead, void *ctx, int64_t iters)
+{
+    /* The floor of a few runs: overhead is a fixed cost, noise only adds. */
+    double best = INFINITY;
+    for (int i = 0; i < 7; i++) {
+        double t;
+        uint64_t k;
+        if (time_once(overhead, ctx, iters, &t, &k) != BL_OK)
+            return 0.0;
+        if (t < best)
+            best = t;
+    }
+    return best / (double)iters;
+}
+
+int bl_measure(bl_body_fn body, bl_body_fn overhead, void *ctx,
+               const bl_opts *o, double *ns, double *ticks, bl_info *info)
+{
+    if (o->n_samples < 1) {
+        bl_set_error("n_samples must be at least 1");
+        return BL_EINVAL;
+    }
+    cpu_set_t saved;
+    int pinned = 0;
+    if (o->cpu >= 0) {
+        if (sched_getaffinity(0, sizeof saved, &saved) != 0)
+            return bl_sys_error("sched_getaffinity");
+        int rc = bl_pin_self(o->cpu);
+        if (rc != BL_OK)
+            return rc;
+        pinned = 1;
+    }
+    bl_guard_begin();
+
+    int rc = BL_OK;
+    double res = bl_clock_resolution_ns();
+    double tsc_per_ns = bl_tsc_ticks_per_ns();
+    info->clock_resolution_ns = res;
+    info->has_ticks = tsc_per_ns > 0.0;
+    info->n_samples = 0;
+    info->overhead_ns = 0.0;
+    info->cpu_migrations = 0;
+    info->cpu_first = info->cpu_last = sched_getcpu();
+
+    double c0 = now_ns();
+    int64_t iters = o->iterations;
+    if (iters <= 0)
+        rc = calibrate(body, ctx, o, res, &iters);
+    info->iterations = iters;
+    for (int w = 0; rc == BL_OK && w < o->n_warmup; w++) {
+        rc = body(ctx, iters);
+        if (rc == BL_OK && bl_interrupted())
+            rc = BL_EINTR;
+    }
+    double oh_ns = 0.0;
+    if (rc == BL_OK && overhead && o->subtract_overhead)
+        oh_ns = measure_overhead(overhead, ctx, iters);
+    info->overhead_ns = oh_ns;
+    info->calibration_ns = now_ns() - c0;
+
+    double start = now_ns();
+    int prev_cpu = sched_getcpu();
+    info->cpu_first = prev_cpu;
+    for (int i = 0; rc == BL_OK && i < o->n_samples; i++) {
+        double t;
+        uint64_t k;
+        rc = time_once(body, ctx, iters, &t, &k);
+        if (rc != BL_OK)
+            break;
+        ns[i] = t / (double)iters - oh_ns;
+        if (ticks)
+            ticks[i] = info->has_ticks ? (double)k / (double)iters - oh_ns * tsc_per_ns : NAN;
+        info->n_samples = i + 1;
+        int cpu = sched_getcpu();
+        if (cpu != prev_cpu)
+            info->cpu_migrations++;
+        prev_cpu = cpu;
+        info->cpu_last = cpu;
+        if (bl_interrupted())
+            rc = BL_EINTR;
+        else if (o->max_total_ns > 0 && now_ns() - start > o->max_total_ns)
+            break;
+    }
+
+    bl_guard_end();
+    if (pinned)
+        sched_setaffinity(0, sizeof saved, &saved);
+    return rc;
+}
+
+/* ---------- a body for testing the interrupt path ---------- */
+
+static int sleep_body(void *ctx, int64_t iters)
+{
+    double us = *(double *)ctx;
+    for (int64_t i = 0; i < iters; i++) {
+        struct timespec req = {(time_t)(us / 1e6), (long)(fmod(us, 1e6) * 1000.0)};
+        if (nanosleep(&req, NULL) != 0) {
+            if (errno == EINTR && bl_interrupted())
+                return BL_EINTR;
+            if (errno != EINTR)
+                return bl_sys_error("nanosleep");
+        }
+    }
+    return BL_OK;
+}
+
+int bl_sleep_loop(double sleep_us, const bl_opts *o, double *ns, double *ticks, bl_info *info)
+{
+    if (!(sleep_us >= 0.0)) {
+        bl_set_error("sleep_us must be >= 0");
+        return BL_EINVAL;
+    }
+    return bl_measure(sleep_body, NULL, &sleep_us, o, ns, ticks, info);
+}

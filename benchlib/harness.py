@@ -1,0 +1,253 @@
+"""The Python side of a measurement: profiles, calling the C timing core,
+summary statistics, results, and sweeps over parameter grids.
+
+Nothing here is timed: the C library calibrates, warms up and takes the
+samples; this module only decides how many and what to do with them."""
+from __future__ import annotations
+
+import datetime as _dt
+import itertools
+import math
+from dataclasses import asdict, dataclass, field
+from typing import Any, Iterable, Mapping
+
+import numpy as np
+import pandas as pd
+
+from .errors import BenchlibError, MeasurementError
+from .metadata import machine_info
+from .registry import Benchmark, get_benchmark
+
+
+@dataclass(frozen=True)
+class Profile:
+    """How hard to measure.  One sample lasts at least target_sample_ms
+    (calibrated in C); a run stops taking samples after max_total_s."""
+    name: str
+    n_samples: int
+    n_warmup: int
+    target_sample_ms: float
+    max_total_s: float
+
+
+PROFILES: dict[str, Profile] = {
+    "smoke": Profile("smoke", n_samples=5, n_warmup=1, target_sample_ms=0.2, max_total_s=0.25),
+    "quick": Profile("quick", n_samples=15, n_warmup=2, target_sample_ms=2.0, max_total_s=2.0),
+    "full": Profile("full", n_samples=41, n_warmup=3, target_sample_ms=10.0, max_total_s=20.0),
+}
+
+
+def get_profile(profile: str | Profile) -> Profile:
+    if isinstance(profile, Profile):
+        return profile
+    try:
+        return PROFILES[profile]
+    except KeyError:
+        raise BenchlibError(
+            f"unknown profile {profile!r}; valid profiles: {', '.join(PROFILES)}") from None
+
+
+@dataclass
+class Result:
+    """One measurement: every sample, its summary, where it ran, and the
+    machine it ran on.  ``samples`` are in ``unit``; ``ns_per_iteration`` are
+    the raw figures the C core returned."""
+    benchmark: str
+    params: dict
+    unit: str
+    higher_is_better: bool
+    samples: list[float]
+    ns_per_iteration: list[float]
+    tsc_ticks_per_iteration: list[float] | None
+    iterations_per_sample: int
+    placement: dict
+    clock_resolution_ns: float
+    overhead_ns: float
+    calibration_s: float
+    profile: str
+    machine: dict = field(repr=False)
+    timestamp: str = ""
+    counts: str = ""
+
+    # -- summary statistics (of the samples, in the reported unit) --
+    @property
+    def n_samples(self) -> int:
+        return len(self.samples)
+
+    @property
+    def min(self) -> float:
+        return float(np.min(self.samples))
+
+    @property
+    def max(self) -> float:
+        return float(np.max(self.samples))
+
+    @property
+    def median(self) -> float:
+        return float(np.median(self.samples))
+
+    @property
+    def mean(self) -> float:
+        return float(np.mean(self.samples))
+
+    @property
+    def stdev(self) -> float:
+        return float(np.std(self.samples, ddof=1)) if self.n_samples > 1 else 0.0
+
+    @property
+    def rel_iqr(self) -> float:
+        """Spread: interquartile range over the median (0.02 = 2%)."""
+        q1, q3 = np.percentile(self.samples, [25, 75])
+        med = self.median
+        return float((q3 - q1) / med) if med else math.nan
+
+    @property
+    def best(self) -> float:
+        """The best sample: the fastest time or the highest bandwidth."""
+        return self.max if self.higher_is_better else self.min
+
+    @property
+    def value(self) -> float:
+        """The reported figure: the median of the samples."""
+        return self.median
+
+    def summary(self) -> dict:
+        return {"value": self.value, "unit": self.unit, "min": self.min,
+                "median": self.median, "max": self.max, "mean": self.mean,
+                "stdev": self.stdev, "rel_iqr": self.rel_iqr, "best": self.best,
+                "n_samples": self.n_samples}
+
+    def to_dict(self) -> dict:
+        """Everything, JSON-ready: summary first, then samples and metadata."""
+        d = {"benchmark": self.benchmark, "params": dict(self.params), **self.summary()}
+        d.update({k: v for k, v in asdict(self).items()
+                  if k not in ("benchmark", "params", "unit")})
+        return d
+
+    def to_row(self) -> dict:
+        """One flat row for a tidy DataFrame: parameters as columns."""
+        row = {"benchmark": self.benchmark, **self.params, **self.summary(),
+               "iterations_per_sample": self.iterations_per_sample,
+               "cpu": self.placement.get("cpu_last"),
+               "helper_cpu": self.placement.get("helper_cpu"),
+               "cpu_migrations": self.placement.get("cpu_migrations"),
+               "profile": self.profile, "host": self.machine.get("hostname"),
+               "timestamp": self.timestamp}
+        return row
+
+    def samples_frame(self) -> pd.DataFrame:
+        """One row per sample, for distributions and plots."""
+        return pd.DataFrame({"benchmark": self.benchmark, **self.params,
+                             "sample": range(self.n_samples), self.unit: self.samples,
+                             "ns_per_iteration": self.ns_per_iteration})
+
+    def __str__(self) -> str:
+        params = " ".join(f"{k}={v}" for k, v in self.params.items())
+        return (f"{self.benchmark} {params}: {self.value:.4g} {self.unit} "
+                f"(median of {self.n_samples}; min {self.min:.4g}, max {self.max:.4g}, "
+                f"spread {100 * self.rel_iqr:.1f}%)")
+
+
+def _opts(profile: Profile, n_samples: int | None, cpu: int):
+    from ._native import ffi
+
+    o = ffi.new("bl_opts *")
+    o.n_samples = n_samples or profile.n_samples
+    o.n_warmup = profile.n_warmup
+    o.target_sample_ns = profile.target_sample_ms * 1e6
+    o.iterations = 0
+    o.max_iterations = 0
+    o.max_total_ns = profile.max_total_s * 1e9
+    o.cpu = cpu
+    o.helper_cpu = -1
+    o.subtract_overhead = 0
+    return o
+
+
+def _measure(bench: Benchmark, params: dict, profile: Profile, n_samples: int | None) -> Result:
+    from ._native import ffi, lib
+
+    if n_samples is not None and n_samples < 1:
+        raise BenchlibError(f"n_samples must be at least 1; got {n_samples}")
+    opts = _opts(profile, n_samples, params.get("cpu", -1))
+    n = opts.n_samples
+    ns = ffi.new("double[]", n)
+    ticks = ffi.new("double[]", n)
+    info = ffi.new("bl_info *")
+    machine = machine_info()  # before the run: load average as the run found it
+    rc = bench.measure(params, opts, ns, ticks, info)
+    if rc == lib.BL_EINTR:
+        raise KeyboardInterrupt
+    if rc == lib.BL_EINVAL:
+        raise BenchlibError(ffi.string(lib.bl_last_error()).decode())
+    if rc != lib.BL_OK:
+        raise MeasurementError(f"{bench.name}: {ffi.string(lib.bl_last_error()).decode()}")
+    k = info.n_samples
+    raw = [ns[i] for i in range(k)]
+    return Result(
+        benchmark=bench.name,
+        params=dict(params),
+        unit=bench.unit,
+        higher_is_better=bench.higher_is_better,
+        samples=[bench.to_unit(x, params) for x in raw],
+        ns_per_iteration=raw,
+        tsc_ticks_per_iteration=[ticks[i] for i in range(k)] if info.has_ticks else None,
+        iterations_per_sample=int(info.iterations),
+        placement={"cpu_requested": opts.cpu, "helper_cpu": info.helper_cpu,
+                   "cpu_first": info.cpu_first, "cpu_last": info.cpu_last,
+                   "cpu_migrations": info.cpu_migrations},
+        clock_resolution_ns=info.clock_resolution_ns,
+        overhead_ns=info.overhead_ns,
+        calibration_s=info.calibration_ns / 1e9,
+        profile=profile.name,
+        machine=machine,
+        timestamp=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+        counts=bench.counts,
+    )
+
+
+def run(name: str, params: Mapping[str, Any] | None = None, *, profile: str | Profile = "quick",
+        n_samples: int | None = None, **kwparams) -> Result:
+    """Run one benchmark once and return its Result.
+
+    Parameters may be given as a dict, as keywords, or both; values may be
+    strings (``"64k"``) as on the command line."""
+    bench = get_benchmark(name)
+    resolved = bench.resolve({**(params or {}), **kwparams})
+    return _measure(bench, resolved, get_profile(profile), n_samples)
+
+
+def expand_grid(grid: Mapping[str, Iterable]) -> list[dict]:
+    keys = list(grid)
+    values = [list(v) if not isinstance(v, (str, bytes)) else [v] for v in grid.values()]
+    return [dict(zip(keys, combo)) for combo in itertools.product(*values)]
+
+
+def sweep(name: str, grid: Mapping[str, Iterable], *, profile: str | Profile = "quick",
+          n_samples: int | None = None, progress: bool = True, results: list | None = None,
+          save_dir: str | None = None, **fixed) -> pd.DataFrame:
+    """Run a benchmark over the cartesian product of ``grid`` and return a
+    tidy DataFrame, one row per point, parameters as columns.
+
+    Every point is validated before anything is measured.  Pass a list as
+    ``results`` to receive the full Result objects; pass ``save_dir`` to
+    append each result to the results store as soon as it is measured."""
+    from tqdm.auto import tqdm
+
+    from .store import save_results
+
+    bench = get_benchmark(name)
+    prof = get_profile(profile)
+    points = [bench.resolve({**fixed, **p}) for p in expand_grid(grid)]
+    rows = []
+    with tqdm(points, desc=name, unit="point", disable=not progress, leave=False) as bar:
+        for p in bar:
+            r = _measure(bench, p, prof, n_samples)
+            if results is not None:
+                results.append(r)
+            if save_dir is not None:
+                save_results([r], save_dir)
+            rows.append(r.to_row())
+    df = pd.DataFrame(rows)
+    df.attrs["machine"] = machine_info()
+    return df

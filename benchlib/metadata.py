@@ -1,0 +1,140 @@
+"""The machine's description that goes with every result, so that results
+from different machines (or the same machine on different days) can be
+compared honestly."""
+from __future__ import annotations
+
+import datetime as _dt
+import functools
+import os
+import platform
+import re
+import shutil
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+from . import __version__
+
+_SYS_CPU = Path("/sys/devices/system/cpu")
+
+
+def _read(path: Path | str) -> str | None:
+    try:
+        return Path(path).read_text().strip()
+    except OSError:
+        return None
+
+
+def _cpuinfo() -> dict[str, str]:
+    info: dict[str, str] = {}
+    text = _read("/proc/cpuinfo") or ""
+    for line in text.splitlines():
+        if ":" in line:
+            k, v = (s.strip() for s in line.split(":", 1))
+            info.setdefault(k, v)  # first CPU's values
+    return info
+
+
+def _size_to_bytes(text: str) -> int | None:
+    m = re.fullmatch(r"(\d+)([KMG]?)", text or "")
+    if not m:
+        return None
+    return int(m.group(1)) * {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30}[m.group(2)]
+
+
+def cpu_caches(cpu: int = 0) -> list[dict]:
+    """The caches sysfs reports for one CPU, smallest level first."""
+    caches = []
+    for d in sorted((_SYS_CPU / f"cpu{cpu}" / "cache").glob("index*")):
+        caches.append({
+            "level": int(_read(d / "level") or 0),
+            "type": _read(d / "type"),
+            "size_bytes": _size_to_bytes(_read(d / "size") or ""),
+            "line_bytes": int(_read(d / "coherency_line_size") or 0) or None,
+            "ways": int(_read(d / "ways_of_associativity") or 0) or None,
+            "shared_cpu_list": _read(d / "shared_cpu_list"),
+        })
+    return sorted(caches, key=lambda c: (c["level"], c["type"] or ""))
+
+
+def cache_summary(caches: list[dict]) -> dict[str, int | None]:
+    """L1d, L2, L3 sizes in bytes (data and unified caches only)."""
+    out: dict[str, int | None] = {"l1d_bytes": None, "l2_bytes": None, "l3_bytes": None}
+    for c in caches:
+        if c["type"] in ("Data", "Unified"):
+            key = {1: "l1d_bytes", 2: "l2_bytes", 3: "l3_bytes"}.get(c["level"])
+            if key:
+                out[key] = c["size_bytes"]
+    return out
+
+
+def _virtualization(flags: set[str]) -> tuple[bool, str | None]:
+    hint = None
+    if shutil.which("systemd-detect-virt"):
+        try:
+            r = subprocess.run(["systemd-detect-virt", "--vm"], capture_output=True,
+                               text=True, timeout=5)
+            if r.stdout.strip() and r.stdout.strip() != "none":
+                hint = r.stdout.strip()
+        except (OSError, subprocess.SubprocessError):
+            pass
+    hint = hint or _read("/sys/hypervisor/type") or _read("/sys/class/dmi/id/sys_vendor")
+    return ("hypervisor" in flags) or bool(hint and hint != "none"), hint
+
+
+def _bracketed(text: str | None) -> str | None:
+    if not text:
+        return None
+    m = re.search(r"\[(\w+)\]", text)
+    return m.group(1) if m else text
+
+
+@functools.lru_cache(maxsize=1)
+def _static_info() -> dict:
+    from ._native import ffi, lib
+
+    ci = _cpuinfo()
+    flags = set(ci.get("flags", ci.get("Features", "")).split())
+    caches = cpu_caches()
+    virt, hint = _virtualization(flags)
+    mem_total = None
+    for line in (_read("/proc/meminfo") or "").splitlines():
+        if line.startswith("MemTotal:"):
+            mem_total = int(line.split()[1]) * 1024
+    tsc = lib.bl_tsc_ticks_per_ns()
+    info = {
+        "hostname": socket.gethostname(),
+        "cpu_model": ci.get("model name") or ci.get("Hardware") or platform.processor() or None,
+        "cpu_mhz_reported": float(ci["cpu MHz"]) if "cpu MHz" in ci else None,
+        "arch": platform.machine(),
+        "cpus_online": os.cpu_count(),
+        "cpus_allowed": len(os.sched_getaffinity(0)),
+        "caches": caches,
+        **cache_summary(caches),
+        "cache_line_bytes": next((c["line_bytes"] for c in caches if c["line_bytes"]), None),
+        "memory_total_bytes": mem_total,
+        "kernel": platform.release(),
+        "os": platform.system(),
+        "virtualized": virt,
+        "hypervisor_hint": hint,
+        "thp_enabled": _bracketed(_read("/sys/kernel/mm/transparent_hugepage/enabled")),
+        "cpufreq_governor": _read(_SYS_CPU / "cpu0" / "cpufreq" / "scaling_governor"),
+        "clocksource": _read(_SYS_CPU.parent / "clocksource" / "clocksource0" / "current_clocksource"),
+        "clock_resolution_ns": lib.bl_clock_resolution_ns(),
+        "tsc_ghz": round(tsc, 4) if tsc > 0 else None,
+        "compiler": ffi.string(lib.bl_compiler()).decode(),
+        "cflags": ffi.string(lib.bl_cflags()).decode(),
+        "benchlib_version": __version__,
+        "python": sys.version.split()[0],
+    }
+    return info
+
+
+def machine_info() -> dict:
+    """The machine's description: the static part (computed once per process)
+    plus load average and timestamp, which change."""
+    info = dict(_static_info())
+    info["loadavg"] = list(os.getloadavg())
+    info["timestamp"] = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+    return info
