@@ -11,7 +11,8 @@ from .errors import BenchlibError
 
 _SIZE_SUFFIX = {"": 1, "b": 1, "k": 1 << 10, "kb": 1 << 10, "kib": 1 << 10,
                 "m": 1 << 20, "mb": 1 << 20, "mib": 1 << 20,
-                "g": 1 << 30, "gb": 1 << 30, "gib": 1 << 30}
+                "g": 1 << 30, "gb": 1 << 30, "gib": 1 << 30,
+                "t": 1 << 40, "tb": 1 << 40, "tib": 1 << 40}
 
 
 def parse_size(text: Any, name: str = "size") -> int:

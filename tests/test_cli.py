@@ -1,0 +1,127 @@
+"""The `benchlib` command's contract, as scripts rely on it."""
+import ctypes
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from conftest import json_lines
+
+
+def test_list_json(cli):
+    r = cli("list", "--json")
+    assert r.returncode == 0, r.stderr
+    benches = {b["name"]: b for b in json.loads(r.stdout)}
+    assert benches["syscall"]["unit"] == "us"
+    assert benches["bcopy"]["unit"] == "MB/s"
+    op = next(p for p in benches["syscall"]["params"] if p["name"] == "op")
+    assert op["default"] == "getpid" and op["choices"] == ["getpid", "write"]
+    placement = next(p for p in benches["pipe_latency"]["params"] if p["name"] == "placement")
+    assert set(placement["choices"]) == {"same_cpu", "different_cpus", "unpinned"}
+
+
+def test_list_text(cli):
+    r = cli("list")
+    assert r.returncode == 0 and "mem_latency" in r.stdout and "stride_bytes" in r.stdout
+
+
+def test_run_json_contract(cli):
+    r = cli("run", "syscall", "-p", "op=getpid", "--profile", "smoke", "--json")
+    assert r.returncode == 0, r.stderr
+    (obj,) = json_lines(r.stdout)
+    assert obj["benchmark"] == "syscall" and obj["params"] == {"op": "getpid", "cpu": -1}
+    for key in ("value", "unit", "min", "median", "n_samples"):
+        assert key in obj
+    assert obj["min"] <= obj["median"] and obj["n_samples"] == len(obj["samples"])
+
+
+def test_run_comma_lists_sweep(cli):
+    r = cli("run", "mem_latency", "-p", "size_bytes=4k,8k", "-p", "stride_bytes=64",
+            "--profile", "smoke", "--json")
+    assert r.returncode == 0, r.stderr
+    assert [o["params"]["size_bytes"] for o in json_lines(r.stdout)] == [4096, 8192]
+
+
+def test_run_save_and_results(cli, tmp_path):
+    r = cli("run", "syscall", "--profile", "smoke", "--save", str(tmp_path))
+    assert r.returncode == 0, r.stderr
+    r = cli("results", str(tmp_path), "--json")
+    rows = json.loads(r.stdout)
+    assert len(rows) == 1 and rows[0]["benchmark"] == "syscall"
+
+
+def test_info_json(cli):
+    r = cli("info", "--json")
+    info = json.loads(r.stdout)
+    assert info["cpus_online"] >= 1 and isinstance(info["caches"], list)
+
+
+@pytest.mark.parametrize("args,needle", [
+    (["run", "nosuch"], "valid benchmarks"),
+    (["run", "syscall", "-p", "bogus=1"], "valid parameters"),
+    (["run", "bcopy", "-p", "size_bytes=big"], "number of bytes"),
+    (["run", "bcopy", "-p", "size_bytes=-64"], ">= 1"),
+    (["run", "mem_latency", "-p", "size_bytes=4k", "-p", "stride_bytes=8k"], "larger than"),
+    (["run", "syscall", "-p", "op"], "KEY=VALUE"),
+    (["run", "syscall", "--profile", "warp"], "valid profiles"),
+])
+def test_bad_input_exit_2_without_traceback(cli, args, needle):
+    r = cli(*args)
+    assert r.returncode == 2
+    assert needle in r.stderr
+    assert "Traceback" not in r.stderr
+
+
+def _children_of(pid):
+    kids = []
+    for d in os.listdir("/proc"):
+        if d.isdigit():
+            try:
+                stat = open(f"/proc/{d}/stat").read()
+            except OSError:
+                continue
+            ppid = int(stat.rsplit(")", 1)[1].split()[1])
+            if ppid == pid:
+                kids.append(int(d))
+    return kids
+
+
+def test_interrupting_a_pipe_benchmark_leaves_no_process():
+    """Ctrl-C during pipe_latency: exit 130, a one-line message, and the echo
+    child gone.  We become a subreaper so that an orphan would be ours."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    PR_SET_CHILD_SUBREAPER = 36
+    assert libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
+    try:
+        p = subprocess.Popen([sys.executable, "-m", "benchlib.cli", "run", "pipe_latency",
+                              "-p", "placement=unpinned", "--profile", "full",
+                              "--samples", "100000"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:  # wait for the echo child to exist
+            if any("bl-pipe-echo" in open(f"/proc/{k}/comm").read()
+                   for k in _children_of(p.pid) if os.path.exists(f"/proc/{k}/comm")):
+                break
+            time.sleep(0.05)
+        else:
+            pytest.fail("the echo child never started")
+        time.sleep(0.3)
+        p.send_signal(signal.SIGINT)
+        out, err = p.communicate(timeout=15)
+        assert p.returncode == 130, err
+        assert "interrupted" in err and "Traceback" not in err
+        time.sleep(0.2)
+        leftover = [k for k in _children_of(os.getpid())]
+        for k in leftover:  # reap before failing so nothing lingers
+            try:
+                os.kill(k, signal.SIGKILL)
+                os.waitpid(k, 0)
+            except OSError:
+                pass
+        assert leftover == []
+    finally:
+        libc.prctl(PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0)

@@ -1,0 +1,68 @@
+"""Parameters, validation and the registry: no measurement here."""
+import pytest
+
+import benchlib
+from benchlib.errors import BenchlibError
+from benchlib.registry import format_size, get_benchmark, parse_size
+
+
+@pytest.mark.parametrize("text,expected", [
+    (4096, 4096), ("4096", 4096), ("64k", 65536), ("64K", 65536), ("1M", 1 << 20),
+    ("2GiB", 2 << 30), ("1.5k", 1536), (" 8 ", 8),
+])
+def test_parse_size(text, expected):
+    assert parse_size(text) == expected
+
+
+@pytest.mark.parametrize("bad", ["abc", "12q", "", "1.3", True, None, "0x10"])
+def test_parse_size_rejects(bad):
+    with pytest.raises(BenchlibError):
+        parse_size(bad)
+
+
+def test_format_size_round_trips():
+    for n in (1, 100, 1024, 65536, 3 << 20, 1 << 30):
+        assert parse_size(format_size(n)) == n
+
+
+def test_every_benchmark_is_described_with_unit_and_defaults():
+    names = [b.name for b in benchlib.list_benchmarks()]
+    assert {"syscall", "pipe_latency", "bcopy", "mem_latency"} <= set(names)
+    for b in benchlib.list_benchmarks():
+        d = b.describe()
+        assert d["unit"] and d["description"]
+        for p in d["params"]:
+            assert "default" in p and p["type"] in ("size", "int", "float", "choice")
+        # defaults must themselves be valid
+        assert b.resolve({}) is not None
+
+
+def test_resolve_fills_defaults_and_parses_strings():
+    p = get_benchmark("mem_latency").resolve({"size_bytes": "64k", "stride_bytes": "128"})
+    assert p == {"size_bytes": 65536, "stride_bytes": 128, "cpu": -1}
+
+
+@pytest.mark.parametrize("name,params,message", [
+    ("nosuch", {}, "valid benchmarks: bcopy"),
+    ("syscall", {"nope": 1}, "valid parameters: op, cpu"),
+    ("syscall", {"op": "fork"}, "must be one of getpid, write"),
+    ("bcopy", {"size_bytes": "lots"}, "number of bytes"),
+    ("bcopy", {"size_bytes": -1}, ">= 1"),
+    ("bcopy", {"size_bytes": 0}, ">= 1"),
+    ("mem_latency", {"size_bytes": 4096, "stride_bytes": 8192}, "larger than size_bytes"),
+    ("mem_latency", {"size_bytes": 4096, "stride_bytes": 12}, "multiple of 8"),
+    ("mem_latency", {"size_bytes": 100, "stride_bytes": 64}, "two slots"),
+    ("mem_latency", {"size_bytes": "1T"}, "memory"),
+    ("bcopy", {"size_bytes": "1T"}, "memory"),
+    ("syscall", {"cpu": 4000}, "not available"),
+    ("syscall", {"cpu": "x"}, "integer"),
+    ("pipe_latency", {"placement": "unpinned", "cpu": 0}, "cannot be set"),
+])
+def test_bad_input_is_a_clear_error(name, params, message):
+    with pytest.raises(BenchlibError, match=message):
+        benchlib.run(name, params, profile="smoke")
+
+
+def test_unknown_profile():
+    with pytest.raises(BenchlibError, match="valid profiles"):
+        benchlib.run("syscall", profile="fastest")
