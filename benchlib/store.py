@@ -61,3 +61,19 @@ def load_results(results_dir: str | os.PathLike = DEFAULT_RESULTS_DIR) -> pd.Dat
             row["record"] = rec
             rows.append(row)
     return pd.DataFrame(rows)
+
+
+def notebook_output_dir(output_dir: str | os.PathLike | None, notebook: str) -> Path:
+    """Where a notebook writes figures and CSVs: ``output_dir`` when given
+    (papermill passes one), else ``results/interactive/<notebook>`` at the
+    repository root, so "Run all" in JupyterLab writes somewhere sensible
+    whatever the working directory."""
+    if output_dir:
+        out = Path(output_dir)
+    else:
+        out = Path(__file__).resolve().parents[1] / DEFAULT_RESULTS_DIR / "interactive" / notebook
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise BenchlibError(f"cannot create output directory {out}: {exc.strerror}") from None
+    return out

@@ -43,3 +43,14 @@ def load_table(paper: str, table: str) -> pd.DataFrame:
     if len(match) != 1:
         raise BenchlibError(f"no table {table!r} for {paper}; tables: {', '.join(names)}")
     return pd.read_csv(paper_dir(paper) / f"{match[0]}.csv")
+
+
+def with_rows(paper: pd.DataFrame, ours: pd.DataFrame, sort_by: str,
+              ascending: bool = True) -> pd.DataFrame:
+    """A paper's table with this machine's rows inserted in sorted position.
+    A ``source`` column says which rows are the paper's ("paper") and which
+    were measured here ("this machine"), for highlighting."""
+    a = paper.assign(source="paper")
+    b = ours.assign(source="this machine")
+    out = pd.concat([a, b], ignore_index=True)
+    return out.sort_values(sort_by, ascending=ascending, kind="stable").reset_index(drop=True)

@@ -35,6 +35,7 @@ from pathlib import Path
 import pandas as pd
 
 from ..errors import BenchlibError
+from . import data_dir   # the shared locator: the repo's data/ or $BENCHLIB_DATA_DIR
 
 PAPER = "lmbench1996"
 
@@ -214,14 +215,15 @@ def _read_format(lines: list[str], i: int) -> tuple[list[list[str]], int]:
     raise ValueError("tbl format section has no terminating '.'")
 
 
-def _split_tbl(text: str) -> tuple[list[list[list[str]]], str]:
+def _split_tbl(text: str) -> tuple[list[list[tuple[str, str]]], str]:
     """(rows, tab) of the single table in ``text``: each row a list of
     (column key, entry) pairs, entries mapped onto columns.
 
     An entry goes to the next column that is not a horizontal span ('s'):
-    ``\\tBcopy\\tMemory`` under ``l|c s|c s`` puts Memory over the fourth
+    ``\\tBcopy\\tMemory`` under ``c|c s|c s`` puts Memory over the fourth
     column, which is how the paper printed it (both group labels survive in
-    its extracted text)."""
+    its extracted text).  A full-width rule line is taken not to use up a
+    format row."""
     lines = text.splitlines()
     starts = [k for k, l in enumerate(lines) if l.startswith(".TS")]
     if len(starts) != 1:
@@ -252,8 +254,8 @@ def _split_tbl(text: str) -> tuple[list[list[list[str]]], str]:
             raise ValueError("tbl text blocks (T{ ... T}) are not supported")
         fmt = formats[min(row_in_section, len(formats) - 1)]
         row_in_section += 1
-        if all(k in "_=-" for k in fmt):      # a format row that is all rules
-            continue
+        if all(k in "_=-" for k in fmt):
+            raise ValueError("tbl format rows made only of rules are not supported")
         entries = line.split(tab)
         cols = [k for k in range(len(fmt)) if fmt[k] != "s"]
         if len(entries) > len(cols):
@@ -266,6 +268,16 @@ def _split_tbl(text: str) -> tuple[list[list[list[str]]], str]:
             row[k] = (fmt[k], entry)
         rows.append(row)
     raise ValueError("tbl table has no .TE")
+
+
+def _entry_text(key: str, entry: str) -> str:
+    """An entry's text; '^' for a vertical span (``\\^``: same as above), ''
+    for a rule drawn in place of an entry."""
+    if entry.strip() == "\\^":
+        return "^"
+    if key in "_=-" or entry.strip() in ("_", "=", "\\_", "\\="):
+        return ""
+    return clean_cell(entry)
 
 
 def _header_labels(header_rows: list[list[tuple[str, str]]], ncols: int) -> list[str]:
@@ -310,18 +322,20 @@ def parse_tbl(text: str, table: str | None = None) -> pd.DataFrame:
     if any(len(r) != ncols for r in rows):
         raise ValueError("tbl rows have different numbers of columns (.T& with a new width)")
 
-    cells = [[clean_cell(entry) for _, entry in r] for r in rows]
-    nhead = 0
-    while nhead < len(cells) and not any(_is_number(c) for c in cells[nhead][1:]):
+    cells = [[_entry_text(key, entry) for key, entry in r] for r in rows]
+    nhead = 0   # header rows: the leading rows with no number and no '--'
+    while nhead < len(cells) and not any(_is_number(c) or c == "--" for c in cells[nhead][1:]):
         nhead += 1
-    labels = _header_labels(rows[:nhead], ncols)[1:]
+    labels = tuple(_header_labels(rows[:nhead], ncols)[1:]) if nhead else ()
     data = cells[nhead:]
+    for j in range(1, len(data)):   # \^ entries repeat the entry above
+        data[j] = [above if c == "^" else c for above, c in zip(data[j - 1], data[j])]
 
     if spec is not None:
         if len(spec.columns) != ncols - 1:
             raise ValueError(f"{spec.name}: table has {ncols - 1} value columns, spec has "
                              f"{len(spec.columns)}")
-        if nhead and tuple(labels) != spec.header or not nhead and spec.header:
+        if labels != spec.header:
             raise ValueError(f"{spec.name}: header {labels} does not match spec {spec.header}")
         names = list(spec.columns)
     elif nhead:
@@ -333,8 +347,10 @@ def parse_tbl(text: str, table: str | None = None) -> pd.DataFrame:
     failed = [False] * len(data)
     for k, name in enumerate(names, start=1):
         column = [r[k] for r in data]
-        column = [prev if c == "^" else c for prev, c in zip([""] + column, column)]  # \^: as above
         if not all(_is_number(c) or c in _MISSING for c in column):
+            if spec is not None and name not in TEXT_COLUMNS:
+                bad = next(c for c in column if not (_is_number(c) or c in _MISSING))
+                raise ValueError(f"{spec.name}: {name} holds non-numeric entry {bad!r}")
             out[name] = column                  # a text column (lat_ipc's network)
             continue
         values = []
@@ -350,9 +366,7 @@ def parse_tbl(text: str, table: str | None = None) -> pd.DataFrame:
         as_int = all(re.fullmatch(r"\+?\d+", c) for c in column)
         out[name] = [int(v) for v in values] if as_int else values
     out["failed"] = failed
-    df = pd.DataFrame(out)
-    return df.astype({k: "int64" if isinstance(v[0], int) and not isinstance(v[0], bool)
-                      else df[k].dtype for k, v in out.items() if v})
+    return pd.DataFrame(out)
 
 
 # --------------------------------------------------------------------------
@@ -458,7 +472,6 @@ def _spec(table: str) -> TableSpec:
 
 def data_path() -> Path:
     """``data/papers/lmbench1996`` of the source tree, or under $BENCHLIB_DATA_DIR."""
-    from . import data_dir     # the shared locator: repo data/ or $BENCHLIB_DATA_DIR
     return data_dir() / "papers" / PAPER
 
 

@@ -54,6 +54,37 @@ def mips_of(configuration: str, hardware: pd.DataFrame | None = None) -> float:
     return float(row["mips"].iloc[0])
 
 
+def table_with_machine(table: str, value_column: str, ours: dict[str, float],
+                       mips_rating: float | None = None) -> pd.DataFrame:
+    """A Ousterhout table (lower is better) with this machine's rows added.
+
+    ``ours`` maps a configuration label to a value in ``value_column``'s
+    unit.  Added columns: ``speedup_vs_mvax2`` (how many times faster than
+    the paper's yardstick), ``implied_mips`` (the MIPS rating that would
+    make the row's MIPS-relative speed exactly 1.0) and, for this
+    machine's rows, ``mips_relative_speed`` computed from ``mips_rating``
+    when one is given (left empty otherwise: it needs a MIPS rating)."""
+    from . import with_rows
+
+    paper = load_table(PAPER, table)
+    ref = paper.loc[paper.configuration == REFERENCE, value_column].item()
+    mine = pd.DataFrame({"configuration": list(ours), value_column: list(ours.values())})
+    if mips_rating:
+        mine["mips_relative_speed"] = [mips_relative(v, mips_rating, ref) for v in ours.values()]
+    df = with_rows(paper, mine, value_column)
+    df["speedup_vs_mvax2"] = ref / df[value_column]
+    df["implied_mips"] = [implied_mips(v, ref) for v in df[value_column]]
+    return df
+
+
+def mips_sensitivity(value: float, ref_value: float, ratings) -> pd.DataFrame:
+    """MIPS-relative speed of one measurement under several MIPS ratings:
+    how much the conclusion depends on the rating assumed."""
+    return pd.DataFrame({"mips_rating": list(ratings),
+                         "mips_relative_speed": [mips_relative(value, m, ref_value)
+                                                 for m in ratings]})
+
+
 def _is_header(row: list[str]) -> bool:
     return row[0] in ("Configuration", "Hardware") or not any(
         c.replace(".", "", 1).isdigit() for c in row[1:])

@@ -1,0 +1,90 @@
+"""Running the notebooks through papermill: used by reproduce.sh and by the
+test suite, so both run them the same way.
+
+    python -m benchlib.notebooks [--profile quick|full|smoke] [--out DIR] [NOTEBOOK ...]
+"""
+from __future__ import annotations
+
+import argparse
+import datetime as _dt
+import socket
+import sys
+import time
+import traceback
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+NOTEBOOK_DIR = REPO / "notebooks"
+KERNEL = "benchlib"
+
+
+def notebooks(directory: Path = NOTEBOOK_DIR) -> list[Path]:
+    return sorted(p for p in directory.glob("*.ipynb") if not p.name.startswith("."))
+
+
+def kernel_name() -> str:
+    """The project's kernel if it is registered in this environment, else
+    the interpreter's own python3 kernel."""
+    from jupyter_client.kernelspec import KernelSpecManager
+
+    return KERNEL if KERNEL in KernelSpecManager().find_kernel_specs() else "python3"
+
+
+def run_notebook(nb: Path, out_dir: Path, profile: str, **parameters) -> Path:
+    """Execute one notebook; the executed copy and its figures/CSVs go to
+    out_dir.  Raises papermill's PapermillExecutionError on failure (the
+    executed copy, with the failing cell, is still written)."""
+    import papermill as pm
+
+    out_dir.mkdir(parents=True, exist_ok=True)
+    executed = out_dir / nb.name
+    pm.execute_notebook(
+        str(nb), str(executed), kernel_name=kernel_name(), cwd=str(nb.parent),
+        parameters={"profile": profile, "output_dir": str(out_dir / nb.stem), **parameters},
+        progress_bar=False,
+    )
+    return executed
+
+
+def default_out_dir() -> Path:
+    stamp = _dt.datetime.now().strftime("%Y%m%d-%H%M%S")
+    return REPO / "results" / f"{socket.gethostname()}-{stamp}"
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description="Run benchlib's notebooks through papermill.")
+    ap.add_argument("--profile", default="quick", choices=("smoke", "quick", "full"))
+    ap.add_argument("--out", type=Path, default=None, help="default: results/<host>-<timestamp>")
+    ap.add_argument("notebooks", nargs="*", type=Path, help="default: every notebook in notebooks/")
+    args = ap.parse_args(argv)
+    out = args.out or default_out_dir()
+    todo = args.notebooks or notebooks()
+    if not todo:
+        print("no notebooks found", file=sys.stderr)
+        return 1
+    print(f"running {len(todo)} notebook(s), profile {args.profile}, results in {out}", flush=True)
+    status = []
+    for nb in todo:
+        t0 = time.monotonic()
+        print(f"  {nb.name} ...", end="", flush=True)
+        try:
+            run_notebook(nb, out, args.profile)
+            ok, note = True, ""
+        except KeyboardInterrupt:
+            print(" interrupted")
+            return 130
+        except Exception as exc:  # keep going: one failing notebook must not hide the rest
+            ok, note = False, str(exc).strip().splitlines()[-1] if str(exc).strip() else repr(exc)
+            (out / f"{nb.stem}.error.txt").write_text(traceback.format_exc())
+        dt = time.monotonic() - t0
+        print(f" {'ok' if ok else 'FAILED'} ({dt:.0f} s) {note}", flush=True)
+        status.append((nb.name, ok, dt, note))
+    failed = [s for s in status if not s[1]]
+    print(f"\n{len(status) - len(failed)} of {len(status)} notebooks ran; results in {out}")
+    for name, _, _, note in failed:
+        print(f"  FAILED {name}: {note}")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# benchlib: set up the environment, then reproduce every notebook (default)
+# or run the test suite (--test).  Needs only python3 (3.10+) and a C
+# compiler; uses an active conda environment if there is one, else .venv/.
+#
+#   ./reproduce.sh            every notebook, quick profile -> results/<host>-<time>/
+#   ./reproduce.sh --full     every notebook, full profile
+#   ./reproduce.sh --test     unit tests + every notebook (smoke profile)
+#   ./reproduce.sh --setup    set up the environment only
+set -euo pipefail
+cd "$(dirname "$0")"
+
+mode=reproduce profile=quick
+extra=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --full) profile=full ;;
+    --quick) profile=quick ;;
+    --smoke) profile=smoke ;;
+    --test) mode=test ;;
+    --setup) mode=setup ;;
+    -h|--help) sed -n '2,10p' "$0"; exit 0 ;;
+    --) shift; extra=("$@"); break ;;
+    *) echo "reproduce.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
+  esac
+  shift
+done
+
+# ---- the environment -------------------------------------------------------
+if [ -n "${CONDA_PREFIX:-}" ] && [ "${CONDA_DEFAULT_ENV:-base}" != "base" ]; then
+  py="$CONDA_PREFIX/bin/python"
+  echo "==> using the active conda environment $CONDA_DEFAULT_ENV"
+else
+  command -v python3 >/dev/null || { echo "reproduce.sh: python3 not found" >&2; exit 1; }
+  python3 -c 'import sys; sys.exit(sys.version_info < (3, 10))' \
+    || { echo "reproduce.sh: python3 is $(python3 -V 2>&1); benchlib needs 3.10 or later" >&2; exit 1; }
+  if [ ! -x .venv/bin/python ]; then
+    echo "==> creating .venv"
+    python3 -m venv .venv
+  fi
+  py="$PWD/.venv/bin/python"
+fi
+command -v "${CC:-cc}" >/dev/null || command -v gcc >/dev/null \
+  || { echo "reproduce.sh: no C compiler (cc or gcc) found; benchlib compiles its C core" >&2; exit 1; }
+
+# Reinstall only when the package's sources or requirements changed.
+stamp=".venv-stamp"
+[ -n "${CONDA_PREFIX:-}" ] && [ "${CONDA_DEFAULT_ENV:-base}" != "base" ] && stamp="$CONDA_PREFIX/.benchlib-stamp"
+want=$(cat pyproject.toml setup.py benchlib/_build.py benchlib/__init__.py benchlib/csrc/* | cksum)
+have=$(cat "$stamp" 2>/dev/null || true)
+if [ "$want" != "$have" ] || ! "$py" -c 'import benchlib._cbench' 2>/dev/null; then
+  echo "==> installing benchlib and its notebook and test dependencies"
+  "$py" -m pip install --quiet --upgrade pip
+  "$py" -m pip install --quiet -e ".[notebooks,test]"
+  "$py" -m ipykernel install --sys-prefix --name benchlib --display-name "Python (benchlib)" >/dev/null
+  echo "$want" > "$stamp"
+fi
+
+case "$mode" in
+  setup)
+    echo "==> environment ready: $py"
+    ;;
+  test)
+    echo "==> running the test suite"
+    exec "$py" -m pytest -q "${extra[@]}"
+    ;;
+  reproduce)
+    exec "$py" -m benchlib.notebooks --profile "$profile" "${extra[@]}"
+    ;;
+esac
