@@ -35,11 +35,11 @@ def _us(ns: float, params: dict) -> float:
 
 # ---------------------------------------------------------------- syscall
 
-_SYSCALL_OPS = {"getpid": 0, "write": 1}
+_SYSCALL_OPS = {"getpid": 0, "write": 1, "getppid": 2}
 
 register(Benchmark(
     name="syscall",
-    description="Kernel entry and exit: getpid via syscall(2), or a 1-byte write to /dev/null",
+    description="Kernel entry and exit: getpid or getppid via syscall(2), or a 1-byte write to /dev/null",
     unit="us",
     params=(Param("op", "choice", "getpid", "the call made in the loop",
                   choices=tuple(_SYSCALL_OPS)), CPU),

@@ -66,7 +66,7 @@ double bl_tsc_ticks_per_ns(void);   /* measured against CLOCK_MONOTONIC; 0 if no
 int bl_online_cpus(void);
 
 /* syscall.c: kernel entry and exit.  op: 0 = getpid via syscall(2),
- * 1 = write one byte to /dev/null. */
+ * 1 = write one byte to /dev/null, 2 = getppid via syscall(2). */
 int bl_syscall_latency(int op, const bl_opts *o, double *ns, double *ticks, bl_info *info);
 
 /* ipc.c: one-byte round trip between this process and a forked child

@@ -12,7 +12,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-enum { OP_GETPID = 0, OP_WRITE_DEVNULL = 1 };
+enum { OP_GETPID = 0, OP_WRITE_DEVNULL = 1, OP_GETPPID = 2 };
 
 typedef struct {
     int fd;
@@ -23,6 +23,18 @@ static int getpid_body(void *ctx, int64_t iters)
     (void)ctx;
     for (int64_t i = 0; i < iters; i++) {
         long r = syscall(SYS_getpid);
+        BL_KEEP(r);
+    }
+    return BL_OK;
+}
+
+/* getppid reads the parent under RCU: a little more work than getpid, and
+ * the call `perf bench syscall basic` makes, so the two can be compared. */
+static int getppid_body(void *ctx, int64_t iters)
+{
+    (void)ctx;
+    for (int64_t i = 0; i < iters; i++) {
+        long r = syscall(SYS_getppid);
         BL_KEEP(r);
     }
     return BL_OK;
@@ -55,6 +67,9 @@ int bl_syscall_latency(int op, const bl_opts *o, double *ns, double *ticks, bl_i
     switch (op) {
     case OP_GETPID:
         body = getpid_body;
+        break;
+    case OP_GETPPID:
+        body = getppid_body;
         break;
     case OP_WRITE_DEVNULL:
         c.fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
