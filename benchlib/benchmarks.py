@@ -33,6 +33,23 @@ def _us(ns: float, params: dict) -> float:
     return ns / 1e3
 
 
+# ---------------------------------------------------------------- cpu_clock
+
+ADDS_PER_ITERATION = 100  # cpu.c
+
+register(Benchmark(
+    name="cpu_clock",
+    description="Core clock the CPU actually runs at: a chain of dependent integer adds (one per cycle)",
+    unit="GHz",
+    higher_is_better=True,
+    counts="one dependent add per core cycle, as on current x86 and Arm cores",
+    params=(CPU,),
+    measure=lambda p, o, ns, tk, info: _lib().bl_cpu_clock(o, ns, tk, info),
+    to_unit=lambda ns, p: ADDS_PER_ITERATION / ns,
+    check=lambda p: _check_cpu(p["cpu"]),
+))
+
+
 # ---------------------------------------------------------------- syscall
 
 _SYSCALL_OPS = {"getpid": 0, "write": 1, "getppid": 2}

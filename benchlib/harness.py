@@ -59,6 +59,7 @@ class Result:
     samples: list[float]
     ns_per_iteration: list[float]
     tsc_ticks_per_iteration: list[float] | None
+    clock_ghz: list[float] | None
     iterations_per_sample: int
     placement: dict
     clock_resolution_ns: float
@@ -107,6 +108,24 @@ class Result:
         return self.max if self.higher_is_better else self.min
 
     @property
+    def cycles_per_iteration(self) -> list[float] | None:
+        """Core cycles per iteration, sample by sample: ns x the core clock
+        probed around each sample.  Steadier than ns where the clock moves
+        (turbo, a VM host's power management); None if not probed."""
+        if not self.clock_ghz:
+            return None
+        return [n * g for n, g in zip(self.ns_per_iteration, self.clock_ghz)]
+
+    @property
+    def median_cycles(self) -> float | None:
+        c = self.cycles_per_iteration
+        return float(np.median(c)) if c else None
+
+    @property
+    def median_clock_ghz(self) -> float | None:
+        return float(np.median(self.clock_ghz)) if self.clock_ghz else None
+
+    @property
     def value(self) -> float:
         """The reported figure: the median of the samples."""
         return self.median
@@ -115,7 +134,8 @@ class Result:
         return {"value": self.value, "unit": self.unit, "min": self.min,
                 "median": self.median, "max": self.max, "mean": self.mean,
                 "stdev": self.stdev, "rel_iqr": self.rel_iqr, "best": self.best,
-                "n_samples": self.n_samples}
+                "n_samples": self.n_samples, "median_cycles": self.median_cycles,
+                "median_clock_ghz": self.median_clock_ghz}
 
     def to_dict(self) -> dict:
         """Everything, JSON-ready: summary first, then samples and metadata."""
@@ -143,9 +163,11 @@ class Result:
 
     def __str__(self) -> str:
         params = " ".join(f"{k}={v}" for k, v in self.params.items())
+        clock = (f"; {self.median_cycles:,.0f} cycles at {self.median_clock_ghz:.2f} GHz"
+                 if self.clock_ghz else "")
         return (f"{self.benchmark} {params}: {self.value:.4g} {self.unit} "
                 f"(median of {self.n_samples}; min {self.min:.4g}, max {self.max:.4g}, "
-                f"spread {100 * self.rel_iqr:.1f}%)")
+                f"spread {100 * self.rel_iqr:.1f}%{clock})")
 
 
 def _opts(profile: Profile, n_samples: int | None, cpu: int):
@@ -173,6 +195,8 @@ def _measure(bench: Benchmark, params: dict, profile: Profile, n_samples: int | 
     n = opts.n_samples
     ns = ffi.new("double[]", n)
     ticks = ffi.new("double[]", n)
+    ghz = ffi.new("double[]", n)
+    opts.clock_ghz = ghz
     info = ffi.new("bl_info *")
     machine = machine_info()  # before the run: load average as the run found it
     rc = bench.measure(params, opts, ns, ticks, info)
@@ -192,6 +216,7 @@ def _measure(bench: Benchmark, params: dict, profile: Profile, n_samples: int | 
         samples=[bench.to_unit(x, params) for x in raw],
         ns_per_iteration=raw,
         tsc_ticks_per_iteration=[ticks[i] for i in range(k)] if info.has_ticks else None,
+        clock_ghz=[ghz[i] for i in range(k)],
         iterations_per_sample=int(info.iterations),
         placement={"cpu_requested": opts.cpu, "helper_cpu": info.helper_cpu,
                    "cpu_first": info.cpu_first, "cpu_last": info.cpu_last,

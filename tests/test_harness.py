@@ -128,3 +128,20 @@ def test_sigint_stops_a_long_measurement_promptly():
         timer.cancel()
     assert time.monotonic() - t0 < 5
     assert 0 < info.n_samples < 1000
+
+
+def test_clock_is_probed_around_every_sample():
+    r = benchlib.run("mem_latency", size_bytes="16k", profile="smoke")
+    assert len(r.clock_ghz) == r.n_samples
+    assert all(0.2 < g < 10 for g in r.clock_ghz)
+    assert r.cycles_per_iteration == pytest.approx(
+        [n * g for n, g in zip(r.ns_per_iteration, r.clock_ghz)])
+    assert r.median_cycles > 1.5  # no load-to-use in under two cycles: the chase is real
+
+
+def test_cpu_clock_runs_its_chain_at_one_add_per_cycle():
+    # The probe and the benchmark time the same chain, so a sample is ~100
+    # cycles unless the samples and the probes got out of step.
+    r = benchlib.run("cpu_clock", profile="smoke")
+    assert r.unit == "GHz" and r.higher_is_better
+    assert 80 < r.median_cycles < 150

@@ -27,7 +27,7 @@ def test_format_size_round_trips():
 
 def test_every_benchmark_is_described_with_unit_and_defaults():
     names = [b.name for b in benchlib.list_benchmarks()]
-    assert {"syscall", "pipe_latency", "bcopy", "mem_latency"} <= set(names)
+    assert {"cpu_clock", "syscall", "pipe_latency", "bcopy", "mem_latency"} <= set(names)
     for b in benchlib.list_benchmarks():
         d = b.describe()
         assert d["unit"] and d["description"]
@@ -43,7 +43,7 @@ def test_resolve_fills_defaults_and_parses_strings():
 
 
 @pytest.mark.parametrize("name,params,message", [
-    ("nosuch", {}, "valid benchmarks: bcopy"),
+    ("nosuch", {}, "valid benchmarks: bcopy, cpu_clock"),
     ("syscall", {"nope": 1}, "valid parameters: op, cpu"),
     ("syscall", {"op": "fork"}, "must be one of getpid, write, getppid"),
     ("bcopy", {"size_bytes": "lots"}, "number of bytes"),

@@ -40,6 +40,8 @@ typedef struct {
     int cpu;                  /* >= 0: pin the measuring thread to this CPU */
     int helper_cpu;           /* >= 0: pin a helper process to this CPU */
     int subtract_overhead;    /* subtract the benchmark's empty-loop cost */
+    double *clock_ghz;        /* non-NULL: per-sample core clock (GHz), probed
+                                 just before and after each sample */
 } bl_opts;
 
 /* What happened: filled by the C side. */
@@ -81,6 +83,9 @@ int bl_bcopy(size_t size_bytes, const bl_opts *o, double *ns, double *ticks, bl_
 int bl_mem_latency(size_t size_bytes, size_t stride_bytes, const bl_opts *o,
                    double *ns, double *ticks, bl_info *info);
 
+/* cpu.c: one iteration is 100 dependent integer adds (100 core cycles). */
+int bl_cpu_clock(const bl_opts *o, double *ns, double *ticks, bl_info *info);
+
 /* Testing aid: a body that sleeps so the interrupt path can be exercised. */
 int bl_sleep_loop(double sleep_us, const bl_opts *o, double *ns, double *ticks, bl_info *info);
 
@@ -96,6 +101,9 @@ typedef int (*bl_body_fn)(void *ctx, int64_t iters);
  * the cost of `overhead` (same iteration count) from each sample. */
 int bl_measure(bl_body_fn body, bl_body_fn overhead, void *ctx,
                const bl_opts *o, double *ns, double *ticks, bl_info *info);
+
+/* cpu.c: `iters` x 100 dependent adds (100 core cycles each). */
+int bl_add_chain(int64_t iters);
 
 void bl_set_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int bl_sys_error(const char *what);          /* sets message from errno, returns BL_ESYS */

@@ -248,6 +248,31 @@ static double measure_overhead(bl_body_fn overhead, void *ctx, int64_t iters)
     return best / (double)iters;
 }
 
+/* The core clock right now: a dependent-add chain of about 10 us (500x
+ * the clock's step).  The TSC runs at a constant rate, so only this shows
+ * the turbo and power states a guest cannot read from cpufreq. */
+static int64_t probe_iters = 0;
+
+static double probe_ghz(void)
+{
+    if (probe_iters == 0) {
+        int64_t it = 16;
+        for (;;) {
+            double t0 = now_ns();
+            bl_add_chain(it);
+            double dt = now_ns() - t0;
+            if (dt >= 10000.0 || it > (1 << 24))
+                break;
+            it *= 2;
+        }
+        probe_iters = it;
+    }
+    double t0 = now_ns();
+    bl_add_chain(probe_iters);
+    double dt = now_ns() - t0;
+    return (double)probe_iters * 100.0 / dt;
+}
+
 int bl_measure(bl_body_fn body, bl_body_fn overhead, void *ctx,
                const bl_opts *o, double *ns, double *ticks, bl_info *info)
 {
@@ -297,11 +322,15 @@ int bl_measure(bl_body_fn body, bl_body_fn overhead, void *ctx,
     int prev_cpu = sched_getcpu();
     info->cpu_first = prev_cpu;
     for (int i = 0; rc == BL_OK && i < o->n_samples; i++) {
-        double t;
+        double t, g0 = 0.0;
         uint64_t k;
+        if (o->clock_ghz)
+            g0 = probe_ghz();
         rc = time_once(body, ctx, iters, &t, &k);
         if (rc != BL_OK)
             break;
+        if (o->clock_ghz)
+            o->clock_ghz[i] = 0.5 * (g0 + probe_ghz());
         ns[i] = t / (double)iters - oh_ns;
         if (ticks)
             ticks[i] = info->has_ticks ? (double)k / (double)iters - oh_ns * tsc_per_ns : NAN;
