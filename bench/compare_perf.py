@@ -93,11 +93,16 @@ def main() -> int:
     # noisy phase of the host is seen as such rather than taken for the rule.
     report["run_to_run_syscall"] = []
     for window in range(args.windows):
-        medians = [benchlib_value("syscall")["median"] for _ in range(5)]
+        runs = [benchlib_value("syscall") for _ in range(5)]
+        medians = [r["median"] for r in runs]
+        cycles = [r["median_cycles"] for r in runs]
         spread = (max(medians) - min(medians)) / statistics.median(medians)
-        report["run_to_run_syscall"].append({"medians": medians, "spread": spread})
+        cspread = (max(cycles) - min(cycles)) / statistics.median(cycles)
+        report["run_to_run_syscall"].append({"medians_us": medians, "spread": spread,
+                                             "median_cycles": cycles, "cycles_spread": cspread})
         print(f"five `benchlib run syscall` (window {window + 1}): medians "
-              f"{' '.join(f'{v:.4f}' for v in medians)} -> spread {100 * spread:.1f}%", flush=True)
+              f"{' '.join(f'{v:.4f}' for v in medians)} us -> spread {100 * spread:.1f}%; "
+              f"cycles {' '.join(f'{c:.0f}' for c in cycles)} -> {100 * cspread:.1f}%", flush=True)
     args.out.mkdir(parents=True, exist_ok=True)
     info = json.loads(subprocess.run([*BENCHLIB, "info", "--json"], capture_output=True,
                                      text=True, check=True).stdout)
