@@ -69,6 +69,7 @@ class Result:
     machine: dict = field(repr=False)
     timestamp: str = ""
     counts: str = ""
+    extras: dict = field(default_factory=dict)
 
     # -- summary statistics (of the samples, in the reported unit) --
     @property
@@ -151,6 +152,7 @@ class Result:
                "cpu": self.placement.get("cpu_last"),
                "helper_cpu": self.placement.get("helper_cpu"),
                "cpu_migrations": self.placement.get("cpu_migrations"),
+               **self.extras,
                "profile": self.profile, "host": self.machine.get("hostname"),
                "timestamp": self.timestamp}
         return row
@@ -228,6 +230,7 @@ def _measure(bench: Benchmark, params: dict, profile: Profile, n_samples: int | 
         machine=machine,
         timestamp=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
         counts=bench.counts,
+        extras=bench.extras(info, params) if bench.extras else {},
     )
 
 

@@ -50,3 +50,82 @@ def save_figure(fig, output_dir: str | Path, stem: str, svg: bool = True) -> lis
         paths.append(out / f"{stem}.svg")
         fig.savefig(paths[1], bbox_inches="tight")
     return paths
+
+
+def _size_axis(ax, sizes):
+    """log2 size axis labelled in B/KiB/MiB."""
+    import math
+    ax.set_xscale("log", base=2)
+    lo, hi = math.floor(math.log2(min(sizes))), math.ceil(math.log2(max(sizes)))
+    ticks = [2 ** k for k in range(lo, hi + 1, 2)]
+    ax.set_xticks(ticks, [_fmt_bytes(t) for t in ticks], rotation=45)
+
+
+def _fmt_bytes(n: float) -> str:
+    for unit, f in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= f:
+            v = n / f
+            return f"{v:.0f} {unit}" if v >= 10 or v == int(v) else f"{v:.1f} {unit}"
+    return f"{n:.0f} B"
+
+
+def memory_latency_figure(latency: pd.DataFrame, fit=None, caches: list | None = None,
+                          title: str = "", ax=None):
+    """The lmbench paper's figure: latency against log size, one curve per
+    stride, plus the random (prefetch-proof) curve; fitted levels drawn as
+    plateaus ending at their fitted size, sysfs sizes as dotted lines."""
+    if ax is None:
+        fig, ax = plt.subplots(figsize=(11, 6.5))
+    stride = latency[latency.get("pattern", "stride") == "stride"] if "pattern" in latency else latency
+    cmap = plt.get_cmap("viridis")
+    strides = sorted(stride["stride_bytes"].unique())
+    for i, s in enumerate(strides):
+        d = stride[stride.stride_bytes == s].sort_values("size_bytes")
+        ax.plot(d.size_bytes, d.latency_ns, ".-", lw=1, ms=3, color=cmap(i / max(1, len(strides) - 1)),
+                label=f"stride {_fmt_bytes(s)}")
+    if "pattern" in latency:
+        r = latency[latency.pattern == "random"].sort_values("size_bytes")
+        if not r.empty:
+            ax.plot(r.size_bytes, r.latency_ns, "o-", color="black", lw=2, ms=3,
+                    label="random, 64 B slots, huge pages")
+    if fit is not None:
+        prev = latency.size_bytes.min()
+        for lev in fit.levels:
+            end = lev.size_bytes or latency.size_bytes.max()
+            ax.hlines(lev.latency_ns, prev, end, colors=HIGHLIGHT, lw=3, alpha=0.7)
+            name = f"{lev.name}: {lev.latency_ns:.3g} ns"
+            if lev.size_bytes:
+                ax.axvline(lev.size_bytes, color=HIGHLIGHT, ls="--", lw=1)
+                name = f"{lev.name} {_fmt_bytes(lev.size_bytes)}: {lev.latency_ns:.3g} ns"
+            ax.annotate(name, (prev, lev.latency_ns), textcoords="offset points", xytext=(3, 4),
+                        color=HIGHLIGHT, fontsize=9)
+            prev = end
+    for c in caches or []:
+        if c.get("type") in ("Data", "Unified") and c.get("size_bytes"):
+            ax.axvline(c["size_bytes"], color="grey", ls=":", lw=1)
+            ax.annotate(f"sysfs L{c['level']}", (c["size_bytes"], ax.get_ylim()[1]), rotation=90,
+                        va="top", ha="right", fontsize=8, color="grey")
+    ax.set_yscale("log")
+    _size_axis(ax, latency.size_bytes)
+    ax.set_xlabel("array size (bytes, log scale)")
+    ax.set_ylabel("latency per dependent load (ns, log scale)")
+    ax.set_title(title)
+    ax.grid(alpha=0.3, which="both")
+    ax.legend(fontsize=8, ncol=2, loc="upper left")
+    return ax
+
+
+def memory_mountain(bw: pd.DataFrame, title: str = "", ax=None):
+    """Read bandwidth over working-set size and stride, as a heat map (the
+    'memory mountain' seen from above): columns sizes, rows strides."""
+    if ax is None:
+        fig, ax = plt.subplots(figsize=(11, 4.5))
+    grid = bw.pivot_table(index="stride_bytes", columns="size_bytes", values="value")
+    im = ax.imshow(grid.values / 1000, aspect="auto", origin="lower", cmap="magma")
+    ax.set_xticks(range(len(grid.columns)), [_fmt_bytes(s) for s in grid.columns], rotation=60, fontsize=8)
+    ax.set_yticks(range(len(grid.index)), [_fmt_bytes(s) for s in grid.index])
+    ax.set_xlabel("working-set size")
+    ax.set_ylabel("stride between 8-byte reads")
+    ax.set_title(title)
+    plt.colorbar(im, ax=ax, label="read bandwidth (GB/s, 10^9 bytes)")
+    return ax

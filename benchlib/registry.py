@@ -114,6 +114,7 @@ class Benchmark:
     check: Callable[[dict], None] | None = None
     memory_bytes: Callable[[dict], int] | None = None
     counts: str = ""  # how the figure is counted, when that needs saying
+    extras: Callable | None = None  # (info, params) -> dict of benchmark-specific facts
 
     def param(self, name: str) -> Param:
         for p in self.params:

@@ -56,6 +56,7 @@ typedef struct {
     int helper_cpu;            /* CPU the helper process was pinned to, or -1 */
     int has_ticks;             /* 1 if ticks[] holds TSC ticks per iteration */
     double calibration_ns;     /* wall time spent calibrating and warming up */
+    double huge_bytes;         /* memory benchmarks: bytes backed by huge pages */
 } bl_info;
 
 /* Build and library facts. */
@@ -78,13 +79,30 @@ int bl_pipe_latency(const bl_opts *o, double *ns, double *ticks, bl_info *info);
 /* memory.c: memcpy of size_bytes from one buffer to another. */
 int bl_bcopy(size_t size_bytes, const bl_opts *o, double *ns, double *ticks, bl_info *info);
 
-/* memory.c: dependent loads chasing a pointer chain laid over size_bytes,
- * one pointer every stride_bytes.  One iteration is one load. */
-int bl_mem_latency(size_t size_bytes, size_t stride_bytes, const bl_opts *o,
-                   double *ns, double *ticks, bl_info *info);
+/* memory.c: dependent loads chasing a pointer ring over size_bytes, one slot
+ * every stride_bytes.  pattern 0: slot i -> i+1 (prefetchers see a stride);
+ * 1: random order, page by page, each page's slots in random order.
+ * huge_pages 1 asks for transparent huge pages, 0 refuses them.  One
+ * iteration is one load. */
+int bl_mem_latency(size_t size_bytes, size_t stride_bytes, int pattern, int huge_pages,
+                   const bl_opts *o, double *ns, double *ticks, bl_info *info);
 
-/* cpu.c: one iteration is 100 dependent integer adds (100 core cycles). */
-int bl_cpu_clock(const bl_opts *o, double *ns, double *ticks, bl_info *info);
+/* memory.c: a load to a random line then a dependent load distance_bytes
+ * before it, in pages visited in random order.  One iteration is one pair. */
+int bl_line_pair_latency(size_t size_bytes, size_t distance_bytes, const bl_opts *o,
+                         double *ns, double *ticks, bl_info *info);
+
+/* memory.c: a chase over `pages` lines, one per page (dense 0) or packed
+ * together (dense 1), in random order.  One iteration is one load. */
+int bl_tlb_latency(size_t pages, int dense, const bl_opts *o, double *ns, double *ticks,
+                   bl_info *info);
+
+/* memory.c: op 0 read (sum), 1 write, 2 read-modify-write, 3 copy by an
+ * unrolled loop, 4 memset, 5 memcpy; over size_bytes, touching one 8-byte
+ * word every stride_bytes (copies and memset: dense only).  One iteration
+ * is one pass over the buffer. */
+int bl_mem_bandwidth(int op, size_t size_bytes, size_t stride_bytes, const bl_opts *o,
+                     double *ns, double *ticks, bl_info *info);
 
 /* Testing aid: a body that sleeps so the interrupt path can be exercised. */
 int bl_sleep_loop(double sleep_us, const bl_opts *o, double *ns, double *ticks, bl_info *info);

@@ -1,68 +1,103 @@
 /*
- * memory.c -- the memory hierarchy: copy bandwidth and load latency.
+ * memory.c -- the memory hierarchy: load latency, bandwidth, line size, TLB.
  *
- * Buffers come from mmap so they start page-aligned and are returned to
- * the system at once; every page is written before timing so that page
- * faults are not part of any sample.
+ * Buffers come from mmap, aligned to 2 MiB so that huge pages can back them
+ * when asked (madvise), and are returned to the system at once.  Every page
+ * is written before timing so that page faults are not part of any sample,
+ * and every chase walks its whole ring once before the first sample so that
+ * a ring that fits a cache is measured in it.
  */
 #define _GNU_SOURCE
 #include "benchlib.h"
 
 #include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
-static void *map_buffer(size_t bytes)
-{
-    void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    return p == MAP_FAILED ? NULL : p;
-}
-
-/* ---------- bcopy: memcpy bandwidth ---------- */
+#define HUGE_ALIGN ((size_t)2 << 20)
 
 typedef struct {
-    char *src, *dst;
-    size_t bytes;
-} copy_ctx;
+    char *base;   /* aligned start handed out */
+    void *map;    /* what mmap returned */
+    size_t map_len;
+} buffer;
 
-static int memcpy_body(void *ctx, int64_t iters)
+/* huge: 1 = ask for transparent huge pages, 0 = ask for none (so that a
+ * system set to THP "always" does not change the measurement silently). */
+static int buffer_map(buffer *b, size_t bytes, int huge)
 {
-    copy_ctx *c = ctx;
-    for (int64_t i = 0; i < iters; i++) {
-        memcpy(c->dst, c->src, c->bytes);
-        BL_KEEP(c->dst); /* the copy is observable: it cannot be dropped */
+    /* Whole 2 MiB units, so that even a small buffer can be one huge page:
+     * THP backs only aligned 2 MiB ranges that are entirely advised. */
+    size_t advised = (bytes + HUGE_ALIGN - 1) & ~(HUGE_ALIGN - 1);
+    b->map_len = advised + HUGE_ALIGN;
+    b->map = mmap(NULL, b->map_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (b->map == MAP_FAILED) {
+        bl_set_error("cannot map %zu bytes: %s", bytes, strerror(errno));
+        return BL_ENOMEM;
     }
+    b->base = (char *)(((uintptr_t)b->map + HUGE_ALIGN - 1) & ~(uintptr_t)(HUGE_ALIGN - 1));
+#ifdef MADV_HUGEPAGE
+    madvise(b->base, advised, huge ? MADV_HUGEPAGE : MADV_NOHUGEPAGE);
+#endif
+    memset(b->base, 0, bytes);
     return BL_OK;
 }
 
-int bl_bcopy(size_t size_bytes, const bl_opts *o, double *ns, double *ticks, bl_info *info)
+static void buffer_unmap(buffer *b)
 {
-    if (size_bytes == 0) {
-        bl_set_error("size_bytes must be > 0");
-        return BL_EINVAL;
-    }
-    copy_ctx c = {map_buffer(size_bytes), map_buffer(size_bytes), size_bytes};
-    if (!c.src || !c.dst) {
-        bl_set_error("cannot map two buffers of %zu bytes: %s", size_bytes, strerror(errno));
-        if (c.src)
-            munmap(c.src, size_bytes);
-        if (c.dst)
-            munmap(c.dst, size_bytes);
-        return BL_ENOMEM;
-    }
-    memset(c.src, 1, size_bytes);
-    memset(c.dst, 2, size_bytes);
-    info->helper_cpu = -1;
-    int rc = bl_measure(memcpy_body, NULL, &c, o, ns, ticks, info);
-    munmap(c.src, size_bytes);
-    munmap(c.dst, size_bytes);
-    return rc;
+    if (b->map && b->map != MAP_FAILED)
+        munmap(b->map, b->map_len);
 }
 
-/* ---------- mem_latency: dependent loads ---------- */
+/* Bytes of [addr, addr+len) backed by huge pages, from /proc/self/smaps. */
+static size_t huge_bytes(const void *addr, size_t len)
+{
+    FILE *f = fopen("/proc/self/smaps", "r");
+    if (!f)
+        return 0;
+    char line[256];
+    uintptr_t a = (uintptr_t)addr, lo, hi;
+    int inside = 0;
+    size_t total = 0;
+    while (fgets(line, sizeof line, f)) {
+        if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2 && strchr(line, ' ') &&
+            line[strspn(line, "0123456789abcdef")] == '-') {
+            inside = lo < a + len && hi > a;
+        } else if (inside && strncmp(line, "AnonHugePages:", 14) == 0) {
+            total += strtoull(line + 14, NULL, 10) * 1024;
+        }
+    }
+    fclose(f);
+    return total;
+}
+
+/* xorshift64*: a fixed seed, so every run lays out the same chain. */
+static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
+static uint64_t rng(void)
+{
+    rng_state ^= rng_state >> 12;
+    rng_state ^= rng_state << 25;
+    rng_state ^= rng_state >> 27;
+    return rng_state * 0x2545F4914F6CDD1Dull;
+}
+
+static void shuffle(size_t *a, size_t n)
+{
+    for (size_t i = n; i > 1; i--) {
+        size_t j = (size_t)(rng() % i);
+        size_t t = a[i - 1];
+        a[i - 1] = a[j];
+        a[j] = t;
+    }
+}
+
+/* ---------- pointer chases ---------- */
 
 typedef struct {
-    void **start;
+    void **p; /* where the chase stands: each sample goes on from here */
 } chase_ctx;
 
 static void *volatile chase_sink; /* the chain's end is stored: loads are live */
@@ -72,7 +107,8 @@ static void *volatile chase_sink; /* the chain's end is stored: loads are live *
 
 static int chase_body(void *ctx, int64_t iters)
 {
-    void **p = ((chase_ctx *)ctx)->start;
+    chase_ctx *c = ctx;
+    void **p = c->p;
     int64_t blocks = iters / 16, rest = iters % 16;
     for (int64_t i = 0; i < blocks; i++) {
         CHASE8 CHASE8
@@ -80,12 +116,68 @@ static int chase_body(void *ctx, int64_t iters)
     for (int64_t i = 0; i < rest; i++) {
         CHASE1
     }
+    c->p = p;
     chase_sink = p;
     return BL_OK;
 }
 
-int bl_mem_latency(size_t size_bytes, size_t stride_bytes, const bl_opts *o,
-                   double *ns, double *ticks, bl_info *info)
+/* Link the slots at the given byte offsets, in that order, into one ring. */
+static void link_ring(char *base, const size_t *offsets, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        *(void **)(base + offsets[i]) = base + offsets[(i + 1) % n];
+}
+
+/* Random order that defeats prefetchers without paying a TLB miss per load:
+ * windows of `window` bytes are visited in random order, and within each
+ * window its slots in random order; every slot once, one single cycle.
+ * The window must span many pages: inside a single page the L2's page
+ * prefetchers learn the page after a few misses and fetch the rest. */
+static int random_offsets(size_t size, size_t slot, size_t window, size_t **out, size_t *n_out)
+{
+    if (window < slot)
+        window = slot;
+    if (window > size)
+        window = size - size % slot;
+    size_t per = window / slot, nwin = size / window, n = per * nwin;
+    size_t *order = malloc(n * sizeof *order), *wins = malloc(nwin * sizeof *wins),
+           *inner = malloc(per * sizeof *inner);
+    if (!order || !wins || !inner) {
+        free(order);
+        free(wins);
+        free(inner);
+        bl_set_error("cannot allocate the chain's order");
+        return BL_ENOMEM;
+    }
+    for (size_t w = 0; w < nwin; w++)
+        wins[w] = w;
+    shuffle(wins, nwin);
+    size_t k = 0;
+    for (size_t w = 0; w < nwin; w++) {
+        for (size_t s = 0; s < per; s++)
+            inner[s] = s;
+        shuffle(inner, per);
+        for (size_t s = 0; s < per; s++)
+            order[k++] = wins[w] * window + inner[s] * slot;
+    }
+    free(wins);
+    free(inner);
+    *out = order;
+    *n_out = n;
+    return BL_OK;
+}
+
+static int run_chase(buffer *b, size_t first, size_t lap, const bl_opts *o, double *ns,
+                     double *ticks, bl_info *info)
+{
+    chase_ctx c = {(void **)(b->base + first)};
+    chase_body(&c, (int64_t)lap); /* one full lap: caches hold what fits */
+    info->helper_cpu = -1;
+    return bl_measure(chase_body, NULL, &c, o, ns, ticks, info);
+}
+
+int bl_mem_latency(size_t size_bytes, size_t stride_bytes, int pattern, int huge_pages,
+                   const bl_opts *o, double *ns, double *ticks, bl_info *info)
 {
     if (stride_bytes < sizeof(void *) || stride_bytes % sizeof(void *) != 0) {
         bl_set_error("stride_bytes must be a positive multiple of %zu", sizeof(void *));
@@ -96,19 +188,250 @@ int bl_mem_latency(size_t size_bytes, size_t stride_bytes, const bl_opts *o,
                      size_bytes, stride_bytes);
         return BL_EINVAL;
     }
-    char *buf = map_buffer(size_bytes);
-    if (!buf) {
-        bl_set_error("cannot map %zu bytes: %s", size_bytes, strerror(errno));
+    if (pattern != 0 && pattern != 1) {
+        bl_set_error("unknown pattern %d", pattern);
+        return BL_EINVAL;
+    }
+    buffer b = {0};
+    int rc = buffer_map(&b, size_bytes, huge_pages);
+    if (rc != BL_OK)
+        return rc;
+    size_t n = size_bytes / stride_bytes;
+    if (pattern == 0) {
+        /* The paper's method: slot i points to slot i+1, prefetchers and all. */
+        for (size_t i = 0; i < n; i++)
+            *(void **)(b.base + i * stride_bytes) = b.base + ((i + 1) % n) * stride_bytes;
+    } else {
+        size_t *order, m;
+        /* 2 MiB windows: one huge page (one TLB entry), or 512 small pages,
+         * which the second-level TLB holds. */
+        rc = random_offsets(size_bytes, stride_bytes, HUGE_ALIGN, &order, &m);
+        if (rc != BL_OK) {
+            buffer_unmap(&b);
+            return rc;
+        }
+        link_ring(b.base, order, m);
+        free(order);
+        n = m;
+    }
+    info->huge_bytes = (double)huge_bytes(b.base, size_bytes);
+    rc = run_chase(&b, 0, n, o, ns, ticks, info);
+    buffer_unmap(&b);
+    return rc;
+}
+
+/* Line size: pages in random order; in each, a load at A and a dependent
+ * load at A - distance.  A sits at byte 56 of the first line of a 128-byte
+ * pair, so distances up to 56 stay in A's line, 64 leaves it, and the line
+ * reached is neither A's adjacent-pair buddy nor ahead of A (the spatial and
+ * next-line prefetchers fetch those). */
+int bl_line_pair_latency(size_t size_bytes, size_t distance_bytes, const bl_opts *o,
+                         double *ns, double *ticks, bl_info *info)
+{
+    const size_t page = 4096, anchor = 2048 + 56;
+    if (distance_bytes < 8 || distance_bytes % 8 || distance_bytes > 2048) {
+        bl_set_error("distance_bytes must be a multiple of 8 between 8 and 2048; got %zu",
+                     distance_bytes);
+        return BL_EINVAL;
+    }
+    if (size_bytes < 4 * page) {
+        bl_set_error("size_bytes must be at least %zu", 4 * page);
+        return BL_EINVAL;
+    }
+    buffer b = {0};
+    int rc = buffer_map(&b, size_bytes, 0);
+    if (rc != BL_OK)
+        return rc;
+    size_t npages = size_bytes / page;
+    size_t *pages = malloc(npages * sizeof *pages);
+    if (!pages) {
+        buffer_unmap(&b);
         return BL_ENOMEM;
     }
-    memset(buf, 0, size_bytes);
-    /* Slot i points to slot i+1; the last closes the ring. */
-    size_t n = size_bytes / stride_bytes;
-    for (size_t i = 0; i < n; i++)
-        *(void **)(buf + i * stride_bytes) = buf + ((i + 1) % n) * stride_bytes;
-    chase_ctx c = {(void **)buf};
-    info->helper_cpu = -1;
-    int rc = bl_measure(chase_body, NULL, &c, o, ns, ticks, info);
-    munmap(buf, size_bytes);
+    for (size_t i = 0; i < npages; i++)
+        pages[i] = i;
+    shuffle(pages, npages);
+    for (size_t i = 0; i < npages; i++) {
+        char *a = b.base + pages[i] * page + anchor;
+        char *next = b.base + pages[(i + 1) % npages] * page + anchor;
+        *(void **)a = a - distance_bytes;
+        *(void **)(a - distance_bytes) = next;
+    }
+    size_t first = pages[0] * page + anchor;
+    free(pages);
+    info->huge_bytes = 0;
+    /* One iteration of chase_body is one load; a pair is two. */
+    rc = run_chase(&b, first, 2 * npages, o, ns, ticks, info);
+    for (int i = 0; rc == BL_OK && i < info->n_samples; i++) {
+        ns[i] *= 2.0;
+        if (ticks)
+            ticks[i] *= 2.0;
+    }
+    buffer_unmap(&b);
+    return rc;
+}
+
+/* TLB: `pages` lines, one per page (spread) or packed together (dense), in
+ * random order.  Same cache footprint, so the difference is the TLB. */
+int bl_tlb_latency(size_t pages, int dense, const bl_opts *o, double *ns, double *ticks,
+                   bl_info *info)
+{
+    const size_t page = (size_t)sysconf(_SC_PAGESIZE), line = 64;
+    if (pages < 2) {
+        bl_set_error("pages must be at least 2");
+        return BL_EINVAL;
+    }
+    size_t bytes = dense ? pages * line : pages * page;
+    buffer b = {0};
+    int rc = buffer_map(&b, bytes, 0);
+    if (rc != BL_OK)
+        return rc;
+    size_t *order = malloc(pages * sizeof *order);
+    if (!order) {
+        buffer_unmap(&b);
+        return BL_ENOMEM;
+    }
+    for (size_t i = 0; i < pages; i++)
+        order[i] = i;
+    shuffle(order, pages);
+    /* Spread: vary the line within each page so the lines use every cache set. */
+    for (size_t i = 0; i < pages; i++)
+        order[i] = dense ? order[i] * line : order[i] * page + ((order[i] * 7) % (page / line)) * line;
+    link_ring(b.base, order, pages);
+    size_t first = order[0];
+    free(order);
+    info->huge_bytes = 0;
+    rc = run_chase(&b, first, pages, o, ns, ticks, info);
+    buffer_unmap(&b);
+    return rc;
+}
+
+/* ---------- bandwidth ---------- */
+
+typedef struct {
+    char *src, *dst;
+    size_t bytes, stride;
+    int op;
+} bw_ctx;
+
+enum { BW_READ, BW_WRITE, BW_RMW, BW_COPY_UNROLLED, BW_MEMSET, BW_COPY_LIBC };
+
+static int bw_body(void *ctx, int64_t iters)
+{
+    bw_ctx *c = ctx;
+    size_t words = c->bytes / 8, step = c->stride / 8;
+    uint64_t *s = (uint64_t *)c->src, *d = (uint64_t *)c->dst;
+    for (int64_t it = 0; it < iters; it++) {
+        switch (c->op) {
+        case BW_READ: {
+            /* four sums so the adds do not serialise the loads */
+            uint64_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+            size_t i = 0, n4 = words - words % (4 * step);
+            for (; i < n4; i += 4 * step) {
+                a0 += s[i];
+                a1 += s[i + step];
+                a2 += s[i + 2 * step];
+                a3 += s[i + 3 * step];
+            }
+            for (; i < words; i += step)
+                a0 += s[i];
+            BL_KEEP(a0 + a1 + a2 + a3);
+            break;
+        }
+        case BW_WRITE:
+            for (size_t i = 0; i < words; i += step)
+                s[i] = (uint64_t)it;
+            BL_CLOBBER();
+            break;
+        case BW_RMW:
+            for (size_t i = 0; i < words; i += step)
+                s[i] += 1;
+            BL_CLOBBER();
+            break;
+        case BW_COPY_UNROLLED: {
+            size_t i = 0, n8 = words - words % 8;
+            for (; i < n8; i += 8) {
+                d[i] = s[i];
+                d[i + 1] = s[i + 1];
+                d[i + 2] = s[i + 2];
+                d[i + 3] = s[i + 3];
+                d[i + 4] = s[i + 4];
+                d[i + 5] = s[i + 5];
+                d[i + 6] = s[i + 6];
+                d[i + 7] = s[i + 7];
+            }
+            for (; i < words; i++)
+                d[i] = s[i];
+            BL_CLOBBER();
+            break;
+        }
+        case BW_MEMSET:
+            memset(c->src, (int)(it & 0xff), c->bytes);
+            BL_KEEP(c->src);
+            break;
+        case BW_COPY_LIBC:
+            memcpy(c->dst, c->src, c->bytes);
+            BL_KEEP(c->dst);
+            break;
+        }
+    }
+    return BL_OK;
+}
+
+static int needs_dst(int op) { return op == BW_COPY_UNROLLED || op == BW_COPY_LIBC; }
+
+int bl_mem_bandwidth(int op, size_t size_bytes, size_t stride_bytes, const bl_opts *o,
+                     double *ns, double *ticks, bl_info *info)
+{
+    if (op < BW_READ || op > BW_COPY_LIBC) {
+        bl_set_error("unknown bandwidth op %d", op);
+        return BL_EINVAL;
+    }
+    if (size_bytes < 64 || stride_bytes < 8 || stride_bytes % 8 || stride_bytes > size_bytes) {
+        bl_set_error("size_bytes must be >= 64 and stride_bytes a multiple of 8 no larger "
+                     "than the size");
+        return BL_EINVAL;
+    }
+    if (stride_bytes != 8 && op >= BW_COPY_UNROLLED) {
+        bl_set_error("copies and memset are dense: stride_bytes must be 8");
+        return BL_EINVAL;
+    }
+    buffer src = {0}, dst = {0};
+    int rc = buffer_map(&src, size_bytes, 0);
+    if (rc == BL_OK && needs_dst(op))
+        rc = buffer_map(&dst, size_bytes, 0);
+    if (rc == BL_OK) {
+        memset(src.base, 1, size_bytes);
+        bw_ctx c = {src.base, dst.base, size_bytes & ~(size_t)7, stride_bytes, op};
+        info->helper_cpu = -1;
+        info->huge_bytes = 0;
+        rc = bl_measure(bw_body, NULL, &c, o, ns, ticks, info);
+    }
+    buffer_unmap(&src);
+    buffer_unmap(&dst);
+    return rc;
+}
+
+/* ---------- bcopy (Ousterhout's Table 5): libc memcpy ---------- */
+
+int bl_bcopy(size_t size_bytes, const bl_opts *o, double *ns, double *ticks, bl_info *info)
+{
+    if (size_bytes == 0) {
+        bl_set_error("size_bytes must be > 0");
+        return BL_EINVAL;
+    }
+    buffer src = {0}, dst = {0};
+    int rc = buffer_map(&src, size_bytes, 0);
+    if (rc == BL_OK)
+        rc = buffer_map(&dst, size_bytes, 0);
+    if (rc == BL_OK) {
+        memset(src.base, 1, size_bytes);
+        bw_ctx c = {src.base, dst.base, size_bytes, 8, BW_COPY_LIBC};
+        info->helper_cpu = -1;
+        info->huge_bytes = 0;
+        rc = bl_measure(bw_body, NULL, &c, o, ns, ticks, info);
+    }
+    buffer_unmap(&src);
+    buffer_unmap(&dst);
     return rc;
 }

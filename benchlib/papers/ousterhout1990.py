@@ -24,6 +24,7 @@ TABLES = {
     1: ("table01_hardware", ["hardware", "abbrev", "type", "mips"]),
     2: ("table02_getpid", ["configuration", "time_us", "mips_relative_speed"]),
     3: ("table03_cswitch", ["configuration", "time_ms", "mips_relative_speed"]),
+    5: ("table05_bcopy", ["configuration", "cached_mb_s", "uncached_mb_s", "mbytes_per_mips"]),
 }
 
 
