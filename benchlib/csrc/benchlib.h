@@ -104,6 +104,9 @@ int bl_tlb_latency(size_t pages, int dense, const bl_opts *o, double *ns, double
 int bl_mem_bandwidth(int op, size_t size_bytes, size_t stride_bytes, const bl_opts *o,
                      double *ns, double *ticks, bl_info *info);
 
+/* cpu.c: one iteration is 100 dependent integer adds (100 core cycles). */
+int bl_cpu_clock(const bl_opts *o, double *ns, double *ticks, bl_info *info);
+
 /* Testing aid: a body that sleeps so the interrupt path can be exercised. */
 int bl_sleep_loop(double sleep_us, const bl_opts *o, double *ns, double *ticks, bl_info *info);
 
