@@ -4,6 +4,8 @@
     benchlib run NAME [-p KEY=VALUE ...] [--profile P] [--samples N] [--json] [--save [DIR]]
     benchlib info [--json]
     benchlib results [DIR] [--json]
+    benchlib memory [--profile P] [--json] [--csv FILE]
+    benchlib fit-memory FILE.csv [--json] [--clock-ghz G]
 
 A value with commas (``-p size_bytes=4k,64k,1M``) runs every combination.
 Bad input prints one line naming the valid choices and exits 2; Ctrl-C
@@ -112,6 +114,50 @@ def cmd_results(args) -> int:
     return 0
 
 
+def _print_fit(fit, comparison=None) -> None:
+    print(fit.table().to_string(index=False))
+    print(f"line size: {fit.line_size_bytes} bytes" if fit.line_size_bytes else "line size: not found")
+    for t in fit.tlb:
+        print(f"TLB level {t['level']}: {t['entries']:.0f} entries, reach {t['reach_bytes'] / 2**20:.2f} MiB, "
+              f"miss penalty {t['miss_penalty_ns']:.1f} ns")
+    for note in fit.notes:
+        print(f"note: {note}")
+    if comparison is not None and not comparison.empty:
+        print("\nfitted against sysfs:")
+        print(comparison.to_string(index=False))
+
+
+def cmd_memory(args) -> int:
+    from .memory import measure_hierarchy
+
+    m = measure_hierarchy(args.profile, progress=not args.json and sys.stderr.isatty())
+    if args.csv:
+        m.latency.to_csv(args.csv, index=False)
+    if args.json:
+        print(json.dumps(m.to_dict(), default=float, indent=1))
+    else:
+        _print_fit(m.fit, m.comparison)
+        print(f"\nmeasured and fitted in {m.elapsed_s:.1f} s (profile {m.profile})")
+    return 0
+
+
+def cmd_fit_memory(args) -> int:
+    import pandas as pd
+
+    from .analysis.memory_fit import fit_memory
+
+    try:
+        df = pd.read_csv(args.file)
+    except (OSError, pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
+        raise BenchlibError(f"cannot read {args.file} as CSV: {exc}") from None
+    fit = fit_memory(df, clock_ghz=args.clock_ghz, stride_bytes=args.stride_bytes)
+    if args.json:
+        print(json.dumps(fit.to_dict(), default=float, indent=1))
+    else:
+        _print_fit(fit)
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="benchlib", description=__doc__.split("\n\n")[0].strip(),
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -137,6 +183,20 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("info", help="this machine's description")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_info)
+
+    p = sub.add_parser("memory", help="measure the memory hierarchy and fit its levels")
+    p.add_argument("--profile", default="quick", choices=("smoke", "quick", "full"))
+    p.add_argument("--json", action="store_true")
+    p.add_argument("--csv", metavar="FILE", help="also write the latency table here")
+    p.set_defaults(func=cmd_memory)
+
+    p = sub.add_parser("fit-memory", help="fit levels to a latency table (size_bytes, "
+                       "stride_bytes, latency_ns) from any source")
+    p.add_argument("file")
+    p.add_argument("--json", action="store_true")
+    p.add_argument("--clock-ghz", type=float, default=None, help="to give latencies in cycles")
+    p.add_argument("--stride-bytes", type=int, default=None, help="fit this stride's curve")
+    p.set_defaults(func=cmd_fit_memory)
 
     p = sub.add_parser("results", help="show stored results")
     p.add_argument("dir", nargs="?", default="results")

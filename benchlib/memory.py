@@ -1,0 +1,246 @@
+"""The memory hierarchy in one call: the latency grid (the paper's stride
+curves and a prefetch-proof random curve on huge pages), the line-size and
+TLB chains, and the fit of levels, line size and TLB reach.
+
+    m = benchlib.memory.measure_hierarchy(profile="quick")
+    m.fit.table(), m.latency, m.comparison
+"""
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from .analysis.memory_fit import MemoryFit, compare_with_reported, fit_memory
+from .errors import BenchlibError
+from .harness import Profile, sweep
+from .metadata import machine_info
+from .registry import available_memory_bytes
+
+# Sampling for each point of the grid: many points, each short; the fit
+# works on the whole curve, so one noisy point does not move a plateau.
+GRID_PROFILES = {
+    "smoke": Profile("smoke", n_samples=3, n_warmup=0, target_sample_ms=0.05, max_total_s=0.05),
+    "quick": Profile("quick", n_samples=5, n_warmup=1, target_sample_ms=0.2, max_total_s=0.1),
+    "full": Profile("full", n_samples=7, n_warmup=1, target_sample_ms=0.5, max_total_s=0.3),
+}
+# The line-size pairs and the TLB chain are few points whose single values
+# decide a step, so each gets more and longer samples.
+POINT_PROFILES = {
+    "smoke": GRID_PROFILES["smoke"],
+    "quick": Profile("quick", n_samples=9, n_warmup=1, target_sample_ms=0.5, max_total_s=0.2),
+    "full": Profile("full", n_samples=15, n_warmup=1, target_sample_ms=1.0, max_total_s=0.5),
+}
+# Points per octave of size: (random curve, each stride curve); and the
+# strides of the paper-style figure.
+GRID = {
+    "smoke": (2, 1, [64, 4096]),
+    "quick": (6, 2, [64, 256, 1024, 4096]),
+    "full": (8, 3, [8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384]),
+}
+PAIR_DISTANCES = [8, 16, 24, 32, 40, 48, 56, 64, 72, 80, 96, 128]
+MIN_SIZE = 512
+
+
+def max_size_bytes(machine: dict) -> int:
+    """At least 4x the last-level cache (a power of two), within a quarter
+    of the memory available now."""
+    llc = machine.get("l3_bytes") or machine.get("l2_bytes") or (32 << 20)
+    want = 1 << math.ceil(math.log2(4 * llc))
+    avail = available_memory_bytes()
+    if avail:
+        while want > avail // 4 and want > (16 << 20):
+            want //= 2
+    return want
+
+
+def size_grid(max_bytes: int, per_octave: int, min_bytes: int = MIN_SIZE) -> list[int]:
+    n = int(round(math.log2(max_bytes / min_bytes) * per_octave))
+    sizes = {int(round(min_bytes * 2 ** (i / per_octave) / 64)) * 64 for i in range(n + 1)}
+    return sorted(s for s in sizes if min_bytes <= s <= max_bytes)
+
+
+@dataclass
+class MemoryMeasurement:
+    latency: pd.DataFrame      # size_bytes, stride_bytes, pattern, huge_pages, latency_ns, ...
+    pairs: pd.DataFrame        # distance_bytes, latency_ns, latency_cycles
+    tlb: pd.DataFrame          # pages, latency_ns, control_ns (and in cycles)
+    fit: MemoryFit
+    comparison: pd.DataFrame   # fitted against sysfs
+    elapsed_s: float
+    profile: str
+    machine: dict = field(repr=False)
+
+    def to_dict(self) -> dict:
+        d = self.fit.to_dict()
+        d.update({"elapsed_s": self.elapsed_s, "profile": self.profile,
+                  "clock_ghz": float(np.median(self.latency["clock_ghz"])),
+                  "thp_enabled": self.machine.get("thp_enabled"),
+                  "reported_caches": [c for c in self.machine.get("caches", [])
+                                      if c["type"] in ("Data", "Unified")],
+                  "comparison": self.comparison.to_dict(orient="records")})
+        return d
+
+
+def _latency_rows(df: pd.DataFrame) -> pd.DataFrame:
+    return df.rename(columns={"value": "latency_ns", "median_cycles": "latency_cycles",
+                              "median_clock_ghz": "clock_ghz"})
+
+
+# Adjacent levels of a real hierarchy differ by 3x or more in latency; a
+# smaller step (1.3-1.5x seen inside L2 here while the sibling hyperthread
+# was busy) is a slowly rising plateau, not a level.
+MIN_LEVEL_RATIO = 1.6
+
+
+def fit_normalised(latency: pd.DataFrame, pairs: pd.DataFrame, tlb: pd.DataFrame,
+                   clock_ghz: float) -> MemoryFit:
+    """Fit the levels on frequency-normalised latency, then report each
+    plateau in measured ns.
+
+    A shared host can move the core clock by a third for seconds at a time
+    (see the README); in ns that noise is larger than the rise that marks a
+    cache's end, in cycles it is gone.  So sizes are found on cycles / the
+    run's median clock.  Plateau latencies are then the median of the
+    *measured* ns (and of the cycles) over each plateau's points, because a
+    main-memory access takes a fixed time, not a fixed number of cycles."""
+    cols = ["size_bytes", "stride_bytes", "pattern", "huge_pages"]
+    norm = latency[cols].assign(latency_ns=latency["latency_cycles"] / clock_ghz)
+    pairs_n = pairs[["distance_bytes"]].assign(latency_ns=pairs["latency_cycles"] / clock_ghz)
+    tlb_n = pd.DataFrame({"pages": tlb["pages"], "latency_ns": tlb["latency_cycles"] / clock_ghz,
+                          "control_ns": tlb["control_cycles"] / clock_ghz})
+    fit = fit_memory(norm, clock_ghz=clock_ghz, page_bytes=4096, min_ratio=MIN_LEVEL_RATIO,
+                     pairs=pairs_n, tlb=tlb_n)
+    curve = latency[(latency.stride_bytes == fit.stride_bytes_used)
+                    & (latency.pattern == ("random" if (latency.pattern == "random").any() else "stride"))]
+    lo = 0.0
+    for lev in fit.levels:
+        hi = lev.size_bytes_low if lev.size_bytes else np.inf
+        pts = curve[(curve.size_bytes > lo) & (curve.size_bytes <= hi)]
+        if len(pts):
+            lev.latency_ns = float(np.median(pts.latency_ns))
+            lev.latency_cycles = float(np.median(pts.latency_cycles))
+            mad = float(np.median(np.abs(pts.latency_ns - lev.latency_ns)))
+            lev.latency_ns_err = 1.4826 * mad / np.sqrt(len(pts))
+        lo = lev.size_bytes_high or lo
+    fit.notes.append(f"sizes fitted on cycles / {clock_ghz:.2f} GHz (the run's median clock); "
+                     "plateau latencies are medians of the measured ns and cycles")
+    return fit
+
+
+def measure_hierarchy(profile: str = "quick", progress: bool = True, strides: list[int] | None = None,
+                      max_bytes: int | None = None) -> MemoryMeasurement:
+    """Measure the default grid and fit it.  ``strides=[]`` skips the
+    paper-style stride curves (the fit uses the random curve)."""
+    if profile not in GRID:
+        raise BenchlibError(f"unknown profile {profile!r}; valid profiles: {', '.join(GRID)}")
+    t0 = time.monotonic()
+    machine = machine_info()
+    prof = GRID_PROFILES[profile]
+    random_ppo, stride_ppo, default_strides = GRID[profile]
+    strides = default_strides if strides is None else strides
+    top = max_bytes or max_size_bytes(machine)
+
+    parts = [_latency_rows(sweep("mem_latency", {"size_bytes": size_grid(top, random_ppo)},
+                                 stride_bytes=64, pattern="random", huge_pages="on",
+                                 profile=prof, progress=progress))]
+    for s in strides:
+        sizes = [x for x in size_grid(top, stride_ppo) if x >= 2 * s]
+        parts.append(_latency_rows(sweep("mem_latency", {"size_bytes": sizes}, stride_bytes=s,
+                                         pattern="stride", huge_pages="off", profile=prof,
+                                         progress=progress)))
+    latency = pd.concat(parts, ignore_index=True)
+
+    point = POINT_PROFILES[profile]
+    pairs = _latency_rows(sweep("line_pair_latency", {"distance_bytes": PAIR_DISTANCES},
+                                profile=point, progress=progress))
+    pages = sorted({int(round(2 ** (i / 2))) for i in range(6, 29)})  # 8 .. 16384
+    spread = sweep("tlb_latency", {"pages": pages}, layout="spread", profile=point, progress=progress)
+    dense = sweep("tlb_latency", {"pages": pages}, layout="dense", profile=point, progress=progress)
+    tlb = pd.DataFrame({"pages": spread["pages"], "latency_ns": spread["value"],
+                        "control_ns": dense["value"].values,
+                        "latency_cycles": spread["median_cycles"],
+                        "control_cycles": dense["median_cycles"].values})
+
+    clock = float(np.median(latency["clock_ghz"]))
+    fit = fit_normalised(latency, pairs, tlb, clock)
+    comparison = compare_with_reported(fit, machine.get("caches", []))
+    return MemoryMeasurement(latency=latency, pairs=pairs, tlb=tlb, fit=fit, comparison=comparison,
+                             elapsed_s=time.monotonic() - t0, profile=profile, machine=machine)
+
+
+# ---------------------------------------------------------------- bandwidth
+
+BANDWIDTH_OPS = ["read", "write", "rmw", "copy_unrolled", "copy_libc", "memset"]
+MIB = 1 << 20
+
+
+def cache_sizes(machine: dict) -> tuple[int, int]:
+    """(cached, uncached) block sizes from the machine's caches: a block
+    whose source and destination both fit in L2, and one 4x the last
+    level (as Ousterhout's Table 5 and the lmbench paper ask)."""
+    l2 = machine.get("l2_bytes") or (256 << 10)
+    llc = machine.get("l3_bytes") or l2
+    return max(4096, l2 // 4), 1 << math.ceil(math.log2(4 * llc))
+
+
+def bandwidth_table(profile: str = "quick", progress: bool = True) -> pd.DataFrame:
+    """Every bandwidth op at the cached and the uncached size, counted
+    both ways: once (the lmbench paper, Ousterhout) and as STREAM does."""
+    from .harness import PROFILES
+
+    cached, uncached = cache_sizes(machine_info())
+    rows = []
+    for counting in ("once", "stream"):
+        df = sweep("mem_bandwidth", {"op": BANDWIDTH_OPS, "size_bytes": [cached, uncached]},
+                   counting=counting, profile=PROFILES[profile], progress=progress)
+        df["where"] = np.where(df.size_bytes == cached, "cached", "uncached")
+        rows.append(df)
+    return pd.concat(rows, ignore_index=True)
+
+
+def mountain(profile: str = "quick", progress: bool = True, max_bytes: int | None = None) -> pd.DataFrame:
+    """Read bandwidth over size x stride (the memory mountain)."""
+    top = max_bytes or max_size_bytes(machine_info())
+    ppo = {"smoke": 0.5, "quick": 1, "full": 2}[profile]
+    sizes = [s for s in size_grid(top, ppo, min_bytes=16 << 10)]
+    strides = [8, 16, 32, 64, 128, 256, 512] if profile != "smoke" else [8, 64]
+    return sweep("mem_bandwidth", {"size_bytes": sizes, "stride_bytes": strides}, op="read",
+                 profile=GRID_PROFILES[profile], progress=progress)
+
+
+# ------------------------------------------------------ this machine's rows
+
+def lmbench_rows(m: MemoryMeasurement, bw: pd.DataFrame, label: str) -> dict[str, pd.DataFrame]:
+    """This machine's rows for the lmbench paper's memory tables, in its
+    units: latency in ns (L1, L2, main memory from the fit) and bandwidth
+    in MB/s of 2^20 bytes (lmbench's megabyte), uncached, counted once."""
+    levels = m.fit.levels
+    caches = [lev for lev in levels if lev.size_bytes]
+    lat = pd.DataFrame([{
+        "system": label,
+        "l1_ns": caches[0].latency_ns if caches else np.nan,
+        "l2_ns": caches[1].latency_ns if len(caches) > 1 else np.nan,
+        "main_memory_ns": levels[-1].latency_ns,
+    }])
+    once = bw[(bw.counting == "once") & (bw["where"] == "uncached")].set_index("op")["value"]
+    to_mib = 1e6 / MIB
+    band = pd.DataFrame([{
+        "system": label,
+        "bcopy_unrolled_mb_s": once["copy_unrolled"] * to_mib,
+        "bcopy_libc_mb_s": once["copy_libc"] * to_mib,
+        "memory_read_mb_s": once["read"] * to_mib,
+        "memory_write_mb_s": once["write"] * to_mib,
+    }])
+    return {"memory_latency": lat, "memory_bandwidth": band}
+
+
+def ousterhout_table5_row(bw: pd.DataFrame, label: str) -> pd.DataFrame:
+    """Table 5's columns for this machine: memcpy cached and uncached, in
+    MB/s (10^6 bytes; the paper does not say which megabyte it used)."""
+    c = bw[(bw.counting == "once") & (bw.op == "copy_libc")].set_index("where")["value"]
+    return pd.DataFrame([{"configuration": label, "cached_mb_s": c["cached"],
+                          "uncached_mb_s": c["uncached"]}])

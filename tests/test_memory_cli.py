@@ -1,0 +1,62 @@
+"""`benchlib memory` and `benchlib fit-memory`: the JSON contract and bad input."""
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+
+def _staircase_csv(path):
+    # three caches and memory, sharp edges, 4 points per octave
+    sizes = [int(512 * 2 ** (i / 4)) for i in range(4 * 18)]
+    edges = [(48 << 10, 1.5), (1280 << 10, 5.0), (24 << 20, 20.0)]
+    rows = []
+    for s in sizes:
+        lat = 100.0
+        for edge, l in reversed(edges):
+            if s <= edge:
+                lat = l
+        rows.append({"size_bytes": s, "stride_bytes": 64, "latency_ns": lat})
+    pd.DataFrame(rows).to_csv(path, index=False)
+
+
+def test_fit_memory_json_contract(cli, tmp_path):
+    csv = tmp_path / "lat.csv"
+    _staircase_csv(csv)
+    r = cli("fit-memory", str(csv), "--json")
+    assert r.returncode == 0, r.stderr
+    d = json.loads(r.stdout)
+    sizes = [lev["size_bytes"] for lev in d["levels"]]
+    assert sizes[-1] is None and len(sizes) == 4
+    for got, want in zip(sizes[:-1], [48 << 10, 1280 << 10, 24 << 20]):
+        assert got == pytest.approx(want, rel=0.15)
+    assert [lev["latency_ns"] for lev in d["levels"]] == pytest.approx([1.5, 5, 20, 100], rel=0.05)
+    assert "line_size_bytes" in d and "tlb" in d
+
+
+@pytest.mark.parametrize("content,needle", [
+    ("size_bytes,stride_bytes\n1024,64\n2048,64\n", "missing columns"),
+    ("a,b\n", "missing columns"),
+    ("", "cannot read"),
+])
+def test_fit_memory_bad_csv(cli, tmp_path, content, needle):
+    f = tmp_path / "bad.csv"
+    f.write_text(content)
+    r = cli("fit-memory", str(f))
+    assert r.returncode == 2 and needle in r.stderr and "Traceback" not in r.stderr
+
+
+def test_fit_memory_missing_file(cli, tmp_path):
+    r = cli("fit-memory", str(tmp_path / "nope.csv"))
+    assert r.returncode == 2 and "cannot read" in r.stderr
+
+
+def test_memory_smoke_json(cli):
+    r = cli("memory", "--profile", "smoke", "--json", timeout=120)
+    assert r.returncode == 0, r.stderr
+    d = json.loads(r.stdout)
+    assert d["levels"][-1]["size_bytes"] is None and d["levels"][-1]["name"] == "memory"
+    assert all(lev["latency_ns"] > 0 for lev in d["levels"])
+    sizes = [lev["size_bytes"] for lev in d["levels"][:-1]]
+    assert sizes == sorted(sizes)
+    assert d["elapsed_s"] > 0 and d["reported_caches"]

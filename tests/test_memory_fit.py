@@ -1,0 +1,460 @@
+"""The memory-hierarchy fitter on synthetic staircases with known truth.
+
+Every truth set must come back with every level, each size within 15 % and
+each latency within 10 %.  The data come from ``synthetic_curve``: the hit
+fraction past a cache of size C is (C/S)**sharpness (1 = random replacement,
+gradual; 10 = LRU-like, sharp), multiplicative noise, optional slowly rising
+plateaus."""
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from benchlib.analysis.memory_fit import (
+    Level, MemoryFit, check_columns, choose_curve, compare_with_reported, fit_levels,
+    fit_memory, fit_tlb, line_size_from_pairs, line_size_from_strides, synthetic_curve)
+from benchlib.errors import BenchlibError
+
+K = 1024
+M = 1024 * K
+
+INTEL = ([32 * K, 1 * M, 36 * M], [1.4, 4.0, 14.0, 100.0])
+AMD = ([32 * K, 512 * K, 16.5 * M], [1.2, 3.5, 12.0, 95.0])   # L3 exclusive: 512K + 16M
+
+
+def assert_levels(levels, sizes, latencies, size_tol=0.15, lat_tol=0.10):
+    """Every level found, sizes and latencies within tolerance, bounds around
+    the size, memory last with no size."""
+    got = [(lv.name, lv.size_bytes, round(lv.latency_ns, 3)) for lv in levels]
+    assert len(levels) == len(latencies), f"expected {len(latencies)} levels, got {got}"
+    for i, lv in enumerate(levels):
+        assert abs(lv.latency_ns / latencies[i] - 1) <= lat_tol, \
+            f"{lv.name} latency {lv.latency_ns:.3g} vs {latencies[i]} ({got})"
+        assert lv.latency_ns_err >= 0 and lv.n_points >= 2
+        if i < len(sizes):
+            assert lv.name == f"L{i + 1}"
+            assert abs(lv.size_bytes / sizes[i] - 1) <= size_tol, \
+                f"{lv.name} size {lv.size_bytes / K:.1f} KiB vs {sizes[i] / K:.1f} KiB ({got})"
+            assert lv.size_bytes_low <= lv.size_bytes <= lv.size_bytes_high
+        else:
+            assert lv.name == "memory" and lv.size_bytes is None
+            assert lv.size_bytes_low is None and lv.size_bytes_high is None
+
+
+# ----------------------------------------------------------- truth sets
+
+TRUTH = {
+    "2 levels, 48K": ([48 * K], [1.5, 80.0]),
+    "3 levels, 1.25M": ([32 * K, 1.25 * M], [1.4, 4.5, 90.0]),
+    "4 levels, 24K/320K/6M": ([24 * K, 320 * K, 6 * M], [1.0, 2.5, 8.0, 70.0]),
+    "4 levels, Intel-like": INTEL,
+    "5 levels, 48K/1.25M/30M/96M": ([48 * K, 1.25 * M, 30 * M, 96 * M],
+                                    [1.3, 4.0, 12.0, 30.0, 110.0]),
+}
+
+
+@pytest.mark.parametrize("name", list(TRUTH))
+@pytest.mark.parametrize("ppo", [3, 4, 6])
+def test_truth_sets_sharp(name, ppo):
+    sizes, lats = TRUTH[name]
+    df = synthetic_curve(sizes, lats, points_per_octave=ppo, sharpness=4, noise=0.02, seed=ppo)
+    assert_levels(fit_levels(df), sizes, lats)
+
+
+@pytest.mark.parametrize("sharpness", [1, 2, 4, 10])
+@pytest.mark.parametrize("name", ["2 levels, 48K", "3 levels, 1.25M", "4 levels, Intel-like"])
+def test_sharpness_from_random_replacement_to_lru(name, sharpness):
+    sizes, lats = TRUTH[name]
+    df = synthetic_curve(sizes, lats, points_per_octave=4, sharpness=sharpness, noise=0.02,
+                         seed=7)
+    assert_levels(fit_levels(df), sizes, lats)
+
+
+@pytest.mark.parametrize("sharpness", [2, 4, 10])
+def test_slowly_rising_plateaus(sharpness):
+    sizes, lats = INTEL
+    df = synthetic_curve(sizes, lats, points_per_octave=4, sharpness=sharpness, noise=0.02,
+                         rise_per_octave=0.03, seed=3)
+    # the plateaus really do rise: L1's last point is above its first
+    l1 = df[df["size_bytes"] < 24 * K]["latency_ns"]
+    assert l1.iloc[-3:].mean() > 1.1 * l1.iloc[:3].mean()
+    assert_levels(fit_levels(df), sizes, lats)
+
+
+@pytest.mark.parametrize("noise", [0.01, 0.03])
+def test_intel_like_over_many_seeds(noise):
+    sizes, lats = INTEL
+    for seed in range(8):
+        for ppo in (3, 6):
+            df = synthetic_curve(sizes, lats, points_per_octave=ppo, sharpness=4, noise=noise,
+                                 seed=100 + seed)
+            assert_levels(fit_levels(df), sizes, lats)
+
+
+def test_random_replacement_over_seeds():
+    # the slow tail of a (C/S) transition must not become a level of its own,
+    # nor be taken for the plateau before it
+    sizes, lats = INTEL
+    for ppo, seeds in [(4, (200, 201, 202, 203)), (6, (104, 105, 108, 117))]:
+        for seed in seeds:
+            df = synthetic_curve(sizes, lats, points_per_octave=ppo, sharpness=1, noise=0.02,
+                                 seed=seed)
+            assert_levels(fit_levels(df), sizes, lats)
+
+
+def test_gradual_transitions_densely_sampled():
+    # at 6 points per octave a gradual step has many points that the
+    # segmentation cuts into short pieces: they are ramps, not levels
+    sizes, lats = TRUTH["3 levels, 1.25M"]
+    for noise, seed in [(0.02, 112), (0.02, 113), (0.03, 102), (0.03, 112)]:
+        df = synthetic_curve(sizes, lats, points_per_octave=6, sharpness=2, noise=noise,
+                             seed=seed)
+        assert_levels(fit_levels(df), sizes, lats)
+
+
+def test_noiseless_and_repeated_points():
+    sizes, lats = INTEL
+    assert_levels(fit_levels(synthetic_curve(sizes, lats, noise=0.0)), sizes, lats, 0.05, 0.02)
+    # three repetitions of each size: reduced to their median
+    rep = pd.concat([synthetic_curve(sizes, lats, noise=0.03, seed=s) for s in range(3)])
+    assert_levels(fit_levels(rep), sizes, lats)
+
+
+def test_the_number_of_levels_comes_from_the_data():
+    # a flat curve: one level (memory); min_ratio merges small steps
+    flat = synthetic_curve([], [90.0], sizes=512 * 2.0 ** np.arange(0, 20, 0.25), noise=0.02)
+    levels = fit_levels(flat)
+    assert [lv.name for lv in levels] == ["memory"]
+    sizes, lats = INTEL
+    df = synthetic_curve(sizes, lats, noise=0.02)
+    assert len(fit_levels(df)) == 4
+    merged = fit_levels(df, min_ratio=3.2)      # L1 -> L2 is 2.9x: merged
+    assert len(merged) == 3
+    assert abs(merged[1].size_bytes / (36 * M) - 1) < 0.15
+
+
+def test_levels_whose_latencies_are_close():
+    sizes, lats = [32 * K, 256 * K, 4 * M], [2.0, 3.0, 4.5, 7.0]        # 1.5x steps
+    for sharpness in (2, 10):
+        df = synthetic_curve(sizes, lats, noise=0.015, sharpness=sharpness, seed=1)
+        assert_levels(fit_levels(df), sizes, lats)
+
+
+# ------------------------------------------------- full fit, cycles, JSON
+
+def test_fit_memory_intel_like_with_clock_and_json():
+    sizes, lats = INTEL
+    fit = fit_memory(synthetic_curve(sizes, lats, noise=0.02, seed=11), clock_ghz=3.0)
+    assert isinstance(fit, MemoryFit)
+    assert_levels(fit.levels, sizes, lats)
+    for lv in fit.levels:
+        assert lv.latency_cycles == pytest.approx(lv.latency_ns * 3.0)
+    assert fit.stride_bytes_used == 256
+    d = json.loads(json.dumps(fit.to_dict(), allow_nan=False))
+    assert [lv["name"] for lv in d["levels"]] == ["L1", "L2", "L3", "memory"]
+    assert d["levels"][-1]["size_bytes"] is None
+    assert all(isinstance(lv["size_bytes"], float) for lv in d["levels"][:-1])
+    assert set(d) == {"levels", "line_size_bytes", "tlb", "stride_bytes_used", "notes"}
+    assert set(d["levels"][0]) == {"name", "size_bytes", "size_bytes_low", "size_bytes_high",
+                                   "latency_ns", "latency_ns_err", "latency_cycles", "n_points"}
+    t = fit.table()
+    assert list(t["name"]) == ["L1", "L2", "L3", "memory"]
+    assert pd.isna(t["size_bytes"].iloc[-1])
+
+
+def test_to_dict_without_clock_has_null_cycles():
+    fit = fit_memory(synthetic_curve([48 * K], [1.5, 80.0], seed=2))
+    d = json.loads(json.dumps(fit.to_dict(), allow_nan=False))
+    assert d["levels"][0]["latency_cycles"] is None
+    assert d["levels"][-1]["name"] == "memory" and d["levels"][-1]["size_bytes"] is None
+
+
+# ------------------------------------------------------ reported caches
+
+SYSFS_INTEL = [
+    {"level": 1, "type": "Data", "size_bytes": 32 * K},
+    {"level": 1, "type": "Instruction", "size_bytes": 64 * K},
+    {"level": 2, "type": "Unified", "size_bytes": 1 * M},
+    {"level": 3, "type": "Unified", "size_bytes": 36 * M},
+]
+SYSFS_AMD = [
+    {"level": 1, "type": "Data", "size_bytes": 32 * K},
+    {"level": 1, "type": "Instruction", "size_bytes": 32 * K},
+    {"level": 2, "type": "Unified", "size_bytes": 512 * K},
+    {"level": 3, "type": "Unified", "size_bytes": 16 * M},
+]
+
+
+def test_amd_like_exclusive_l3_matches_l2_plus_l3():
+    sizes, lats = AMD
+    for ppo in (3, 4, 6):
+        fit = fit_memory(synthetic_curve(sizes, lats, points_per_octave=ppo, noise=0.02, seed=5))
+        assert_levels(fit.levels, sizes, lats)
+        cmp = compare_with_reported(fit, SYSFS_AMD)
+        assert list(cmp["level"]) == ["L1", "L2", "L3"]
+        l3 = cmp.set_index("level").loc["L3"]
+        assert l3["reported_size_bytes"] == 16 * M
+        assert l3["reported_sum_bytes"] == 16 * M + 512 * K
+        assert l3["matches"] == "L2+L3"
+        assert "exclusive" in l3["note"]
+        assert abs(l3["ratio_vs_sum"] - 1) < abs(l3["ratio"] - 1)
+        # 16M and 16.5M are 3 % apart: said, but flagged as weak
+        assert not l3["resolved"] and "weakly" in l3["note"]
+
+
+@pytest.mark.parametrize("exclusive", [False, True])
+def test_inclusive_or_exclusive_when_the_candidates_are_far_apart(exclusive):
+    reported = [{"level": 1, "type": "Data", "size_bytes": 48 * K},
+                {"level": 2, "type": "Unified", "size_bytes": 2 * M},
+                {"level": 3, "type": "Unified", "size_bytes": 8 * M}]
+    sizes = [48 * K, 2 * M, (10 if exclusive else 8) * M]
+    lats = [1.2, 4.0, 11.0, 90.0]
+    fit = fit_memory(synthetic_curve(sizes, lats, noise=0.02, seed=9))
+    assert_levels(fit.levels, sizes, lats)
+    l3 = compare_with_reported(fit, reported).set_index("level").loc["L3"]
+    assert l3["matches"] == ("L2+L3" if exclusive else "L3")
+    assert l3["resolved"]
+    assert ("exclusive" in l3["note"]) == exclusive
+    assert ("inclusive" in l3["note"]) == (not exclusive)
+
+
+def test_compare_with_sysfs_ignores_instruction_caches():
+    sizes, lats = INTEL
+    fit = fit_memory(synthetic_curve(sizes, lats, noise=0.02, seed=5))
+    cmp = compare_with_reported(fit, SYSFS_INTEL).set_index("level")
+    # the 64K instruction cache is ignored: L1 compared with the 32K data cache
+    assert cmp.loc["L1", "reported_size_bytes"] == 32 * K
+    assert cmp.loc["L1", "ratio"] == pytest.approx(fit.levels[0].size_bytes / (32 * K))
+    assert cmp.loc["L2", "matches"] == "L2"
+    assert all(abs(r - 1) < 0.15 for r in cmp["ratio"])
+    assert cmp.loc["L3", "reported_sum_bytes"] == 37 * M
+
+
+def test_compare_notes_a_reported_level_the_fit_did_not_find():
+    fit = fit_memory(synthetic_curve([32 * K, 1 * M], [1.4, 4.0, 100.0], seed=1))
+    cmp = compare_with_reported(fit, SYSFS_INTEL)
+    assert list(cmp["level"]) == ["L1", "L2", "L3"]
+    assert pd.isna(cmp["fitted_size_bytes"].iloc[-1])
+    assert "not found" in cmp["note"].iloc[-1]
+
+
+# ------------------------------------------------- choosing the curve
+
+def prefetch_table(seed=0):
+    """Strides 8 and 16 prefetch-flattened (memory latency hidden: big-size
+    latency about 5x lower or less, nearly flat); 64 partly; 256 the real
+    staircase."""
+    sizes, lats = INTEL
+    real = synthetic_curve(sizes, lats, noise=0.02, seed=seed, stride_bytes=256)
+    grid = real["size_bytes"].to_numpy()
+    parts = [real]
+    for stride, scaled in [(8, [1.4, 1.6, 1.9, 2.3]), (16, [1.4, 2.0, 3.5, 6.0]),
+                           (64, [1.4, 3.5, 10.0, 60.0])]:
+        parts.append(synthetic_curve(sizes, scaled, sizes=grid, noise=0.02, seed=seed + stride,
+                                     stride_bytes=stride))
+    return pd.concat(parts, ignore_index=True)
+
+
+def test_prefetch_flattened_small_strides_are_not_chosen():
+    df = prefetch_table()
+    stride, curve, notes = choose_curve(df)
+    assert stride == 256
+    assert list(curve.columns) == ["size_bytes", "latency_ns"]
+    assert curve["size_bytes"].is_monotonic_increasing
+    assert any("prefetch" in n and "8" in n and "256" in n for n in notes)
+    fit = fit_memory(df)
+    assert fit.stride_bytes_used == 256
+    assert_levels(fit.levels, *INTEL)
+    # the stride curves would give 256 here (64 is prefetched): no line size
+    # rather than a wrong one
+    assert line_size_from_strides(df) is None
+    assert fit.line_size_bytes is None
+    assert any("line size not estimated" in n for n in fit.notes)
+    assert fit_memory(df, pairs=pairs_table(64)).line_size_bytes == 64
+
+
+def test_choose_curve_explicit_stride_and_ties():
+    df = prefetch_table()
+    stride, curve, _ = choose_curve(df, stride_bytes=8)
+    assert stride == 8 and curve["latency_ns"].max() < 3.0
+    with pytest.raises(BenchlibError, match="stride_bytes=4096.*8, 16, 64, 256"):
+        choose_curve(df, stride_bytes=4096)
+    # 128 and 256 see the same latency: the smaller stride wins the tie
+    a = synthetic_curve(*INTEL, noise=0.0, stride_bytes=256)
+    b = synthetic_curve(*INTEL, noise=0.0, stride_bytes=128)
+    assert choose_curve(pd.concat([a, b]))[0] == 128
+    # strides above 4096 are not candidates (TLB misses inflate them)
+    c = synthetic_curve([32 * K, 1 * M, 36 * M], [1.4, 4.0, 14.0, 300.0], stride_bytes=8192)
+    assert choose_curve(pd.concat([a, c]))[0] == 256
+
+
+def test_choose_curve_prefers_random_then_huge_pages():
+    sizes, lats = INTEL
+    stride = synthetic_curve(sizes, lats, seed=1, stride_bytes=64).assign(pattern="stride")
+    rnd_small = synthetic_curve(sizes, lats, seed=2, stride_bytes=64).assign(pattern="random",
+                                                                              huge_pages=False)
+    rnd_huge = synthetic_curve(sizes, lats, seed=3, stride_bytes=64).assign(pattern="random",
+                                                                             huge_pages=True)
+    rnd_huge["latency_ns"] *= 0.9          # recognisable
+    df = pd.concat([stride.assign(huge_pages=False), rnd_small, rnd_huge], ignore_index=True)
+    s, curve, notes = choose_curve(df)
+    assert s == 64
+    assert np.allclose(curve["latency_ns"].to_numpy(),
+                       rnd_huge.sort_values("size_bytes")["latency_ns"].to_numpy())
+    assert any("random" in n for n in notes) and any("huge" in n for n in notes)
+    # several strides of random rows: most distinct sizes, tie -> smallest >= 64
+    r32 = synthetic_curve(sizes, lats, seed=4, stride_bytes=32).assign(pattern="random")
+    r128 = synthetic_curve(sizes, lats, seed=5, stride_bytes=128).assign(pattern="random")
+    r256 = synthetic_curve(sizes, lats, seed=6, stride_bytes=256).assign(pattern="random")
+    assert choose_curve(pd.concat([r32, r256, r128]))[0] == 128
+    fewer = r128.iloc[::2]
+    # with fewer sizes at 128, 32 and 256 tie on sizes: the smallest >= 64 is 256
+    assert choose_curve(pd.concat([r32, r256, fewer]))[0] == 256
+
+
+def test_a_table_without_strides_is_one_curve():
+    # e.g. digitised from a published figure: sizes and latencies only
+    df = synthetic_curve(*INTEL, seed=4).drop(columns="stride_bytes")
+    fit = fit_memory(df)
+    assert fit.stride_bytes_used == 0 and fit.line_size_bytes is None
+    assert any("no stride_bytes column" in n for n in fit.notes)
+    assert_levels(fit.levels, *INTEL)
+
+
+def test_choose_curve_takes_the_median_of_repeated_sizes():
+    df = pd.DataFrame({"size_bytes": [4096, 4096, 4096, 8192, 8192, 8192],
+                       "stride_bytes": 64, "latency_ns": [1.0, 1.2, 9.0, 2.0, 2.2, 2.1]})
+    _, curve, _ = choose_curve(df)
+    assert list(curve["latency_ns"]) == [1.2, 2.1]
+
+
+# ----------------------------------------------------------- line size
+
+def pairs_table(line, noise=0.03, seed=0, distances=None):
+    rng = np.random.default_rng(seed)
+    if distances is None:
+        distances = [4, 8, 16, 24, 32, 48, 64, 96, 128, 192, 256, 512, 1024, 4096]
+    d = np.repeat(np.asarray(distances, float), 3)
+    lat = np.where(d < line, 90.0 + 1.4, 180.0) * np.exp(noise * rng.standard_normal(len(d)))
+    return pd.DataFrame({"distance_bytes": d, "latency_ns": lat})
+
+
+@pytest.mark.parametrize("line", [64, 128])
+def test_line_size_from_pairs(line):
+    for seed in range(5):
+        assert line_size_from_pairs(pairs_table(line, seed=seed)) == line
+
+
+def test_line_size_from_pairs_none_when_flat_and_in_fit_memory():
+    flat = pairs_table(64).assign(latency_ns=lambda d: 90.0 * (1 + 0.02 * np.sin(d.index)))
+    assert line_size_from_pairs(flat) is None
+    fit = fit_memory(synthetic_curve(*INTEL, seed=1), pairs=pairs_table(64))
+    assert fit.line_size_bytes == 64
+    assert fit.to_dict()["line_size_bytes"] == 64
+
+
+def stride_line_table(line=64, strides=(4, 8, 16, 32, 64, 128, 256, 512), noise=0.02):
+    """Stride curves with no prefetcher: at sizes far past the caches a
+    fraction stride/line of the loads miss."""
+    parts = []
+    for i, st in enumerate(strides):
+        miss = min(1.0, st / line)
+        lats = [1.4, 1.4 + miss * 2.6, 1.4 + miss * 12.6, 1.4 + miss * 98.6]
+        parts.append(synthetic_curve(INTEL[0], lats, noise=noise, seed=i, stride_bytes=st))
+    return pd.concat(parts, ignore_index=True)
+
+
+def test_line_size_from_strides():
+    assert line_size_from_strides(stride_line_table(64)) == 64
+    assert line_size_from_strides(stride_line_table(128)) == 128
+    # every stride already at the flat level: no growth, unclear
+    assert line_size_from_strides(stride_line_table(4)) is None
+    fit = fit_memory(stride_line_table(64))
+    assert fit.line_size_bytes == 64
+    assert any("stride curves" in n for n in fit.notes)
+
+
+# ----------------------------------------------------------------- TLB
+
+def tlb_table(entries=(64, 1536), penalties=(2.0, 25.0), sharpness=6.0, noise=0.02, seed=0):
+    """Penalty 0 while the pages fit the first TLB, penalties[0] while they
+    fit the second, penalties[1] beyond; control latency with cache steps."""
+    rng = np.random.default_rng(seed)
+    P = np.unique(np.round(2.0 ** np.arange(0, 15.01, 0.25)))
+    F = [np.minimum(1.0, (e / P) ** sharpness) for e in entries]
+    pen = penalties[0] * (F[1] - F[0]) + penalties[1] * (1 - F[1])
+    ctl = np.where(P * 64 <= 32 * K, 1.4, np.where(P * 64 <= 1 * M, 4.0, 14.0))
+    lat = (ctl + pen) * np.exp(noise * rng.standard_normal(len(P)))
+    ctl = ctl * np.exp(noise * rng.standard_normal(len(P)))
+    return pd.DataFrame({"pages": P, "latency_ns": lat, "control_ns": ctl})
+
+
+def test_fit_tlb_two_levels():
+    for seed in range(3):
+        tl = fit_tlb(tlb_table(seed=seed))
+        assert [t["level"] for t in tl] == [1, 2]
+        assert abs(tl[0]["entries"] / 64 - 1) < 0.15
+        assert abs(tl[1]["entries"] / 1536 - 1) < 0.15
+        assert tl[0]["reach_bytes"] == tl[0]["entries"] * 4096
+        assert abs(tl[0]["miss_penalty_ns"] - 2.0) < 0.3
+        assert abs(tl[1]["miss_penalty_ns"] - 23.0) < 2.5
+        assert tl[0]["entries_low"] <= tl[0]["entries"] <= tl[0]["entries_high"]
+
+
+def test_fit_tlb_no_step_and_page_size_and_in_fit_memory():
+    assert fit_tlb(tlb_table(penalties=(0.0, 0.0))) == []
+    tl = fit_tlb(tlb_table(), page_bytes=2 * M)
+    assert tl[0]["reach_bytes"] == tl[0]["entries"] * 2 * M
+    fit = fit_memory(synthetic_curve(*INTEL, seed=1), tlb=tlb_table())
+    assert len(fit.tlb) == 2
+    d = json.loads(json.dumps(fit.to_dict(), allow_nan=False))
+    assert d["tlb"][1]["level"] == 2 and isinstance(d["tlb"][1]["entries"], int)
+
+
+# ----------------------------------------------------------- bad input
+
+def test_missing_columns_named():
+    df = pd.DataFrame({"size": [1, 2], "latency_ns": [1.0, 2.0]})
+    with pytest.raises(BenchlibError, match=r"missing columns: size_bytes; the table has: "
+                                            r"size, latency_ns"):
+        fit_memory(df)
+    with pytest.raises(BenchlibError, match="missing columns: control_ns"):
+        fit_tlb(pd.DataFrame({"pages": [1.0], "latency_ns": [1.0]}))
+    with pytest.raises(BenchlibError, match="missing columns: distance_bytes"):
+        line_size_from_pairs(pd.DataFrame({"latency_ns": [1.0]}))
+
+
+def test_empty_negative_nan_and_non_numeric_rejected():
+    with pytest.raises(BenchlibError, match="empty"):
+        fit_memory(pd.DataFrame({"size_bytes": [], "stride_bytes": [], "latency_ns": []}))
+    bad = synthetic_curve(*INTEL)
+    neg = bad.copy()
+    neg.loc[3, "size_bytes"] = -4096
+    with pytest.raises(BenchlibError, match="size_bytes.*non-positive"):
+        fit_memory(neg)
+    zero = bad.copy()
+    zero.loc[5, "latency_ns"] = 0.0
+    with pytest.raises(BenchlibError, match="latency_ns.*non-positive"):
+        fit_levels(zero)
+    nan = bad.copy()
+    nan.loc[5, "latency_ns"] = np.nan
+    with pytest.raises(BenchlibError, match="latency_ns.*NaN"):
+        fit_memory(nan)
+    text = bad.astype({"latency_ns": object})
+    text.loc[2, "latency_ns"] = "fast"
+    with pytest.raises(BenchlibError, match="non-numeric"):
+        fit_memory(text)
+    with pytest.raises(BenchlibError, match="DataFrame"):
+        check_columns([1, 2, 3], ["size_bytes"])
+    with pytest.raises(BenchlibError, match="at least 4 distinct sizes"):
+        fit_levels(bad.iloc[:3])
+    check_columns(bad, ["size_bytes", "latency_ns"])        # fine: no exception
+
+
+def test_level_dataclass_to_dict_plain_types():
+    lv = Level("L1", np.float64(32768.0), np.float64(30000.0), np.float64(36000.0),
+               np.float64(1.4), np.float64(float("nan")), None, np.int64(12))
+    d = lv.to_dict()
+    assert d["latency_ns_err"] is None and d["n_points"] == 12
+    json.dumps(d, allow_nan=False)
