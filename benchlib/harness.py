@@ -253,13 +253,17 @@ def expand_grid(grid: Mapping[str, Iterable]) -> list[dict]:
 
 def sweep(name: str, grid: Mapping[str, Iterable], *, profile: str | Profile = "quick",
           n_samples: int | None = None, progress: bool = True, results: list | None = None,
-          save_dir: str | None = None, **fixed) -> pd.DataFrame:
+          save_dir: str | None = None, shuffle: bool = False, **fixed) -> pd.DataFrame:
     """Run a benchmark over the cartesian product of ``grid`` and return a
     tidy DataFrame, one row per point, parameters as columns.
 
     Every point is validated before anything is measured.  Pass a list as
     ``results`` to receive the full Result objects; pass ``save_dir`` to
-    append each result to the results store as soon as it is measured."""
+    append each result to the results store as soon as it is measured.
+    ``shuffle=True`` measures the points in random order (the rows still
+    come back in grid order): a stretch of interference from outside then
+    spreads over scattered points instead of shifting neighbouring ones,
+    where it would look like a feature of the curve."""
     from tqdm.auto import tqdm
 
     from .store import save_results
@@ -267,15 +271,18 @@ def sweep(name: str, grid: Mapping[str, Iterable], *, profile: str | Profile = "
     bench = get_benchmark(name)
     prof = get_profile(profile)
     points = [bench.resolve({**fixed, **p}) for p in expand_grid(grid)]
-    rows = []
-    with tqdm(points, desc=name, unit="point", disable=not progress, leave=False) as bar:
-        for p in bar:
-            r = _measure(bench, p, prof, n_samples)
+    order = list(range(len(points)))
+    if shuffle:
+        np.random.default_rng().shuffle(order)
+    rows: list = [None] * len(points)
+    with tqdm(order, desc=name, unit="point", disable=not progress, leave=False) as bar:
+        for i in bar:
+            r = _measure(bench, points[i], prof, n_samples)
             if results is not None:
                 results.append(r)
             if save_dir is not None:
                 save_results([r], save_dir)
-            rows.append(r.to_row())
+            rows[i] = r.to_row()
     df = pd.DataFrame(rows)
     df.attrs["machine"] = machine_info()
     return df

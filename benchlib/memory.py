@@ -24,9 +24,13 @@ from .registry import available_memory_bytes
 # works on the whole curve, so one noisy point does not move a plateau.
 GRID_PROFILES = {
     "smoke": Profile("smoke", n_samples=3, n_warmup=0, target_sample_ms=0.05, max_total_s=0.05),
-    "quick": Profile("quick", n_samples=5, n_warmup=1, target_sample_ms=0.2, max_total_s=0.1),
-    "full": Profile("full", n_samples=7, n_warmup=1, target_sample_ms=0.5, max_total_s=0.3),
+    "quick": Profile("quick", n_samples=3, n_warmup=1, target_sample_ms=0.2, max_total_s=0.06),
+    "full": Profile("full", n_samples=5, n_warmup=1, target_sample_ms=0.4, max_total_s=0.2),
 }
+# The fitted curves are measured in this many passes, each in random
+# order, and each point keeps its best (lowest-cycle) pass: interference
+# from outside only ever adds time.
+PASSES = {"smoke": 1, "quick": 2, "full": 2}
 # The line-size pairs and the TLB chain are few points whose single values
 # decide a step, so each gets more and longer samples.
 POINT_PROFILES = {
@@ -45,11 +49,14 @@ PAIR_DISTANCES = [8, 16, 24, 32, 40, 48, 56, 64, 72, 80, 96, 128]
 MIN_SIZE = 512
 
 
+def last_level_bytes(machine: dict) -> int:
+    return machine.get("l3_bytes") or machine.get("l2_bytes") or (32 << 20)
+
+
 def max_size_bytes(machine: dict) -> int:
-    """At least 4x the last-level cache (a power of two), within a quarter
-    of the memory available now."""
-    llc = machine.get("l3_bytes") or machine.get("l2_bytes") or (32 << 20)
-    want = 1 << math.ceil(math.log2(4 * llc))
+    """4x the last-level cache (in whole 2 MiB), within a quarter of the
+    memory available now."""
+    want = -(-4 * last_level_bytes(machine) // (2 << 20)) * (2 << 20)
     avail = available_memory_bytes()
     if avail:
         while want > avail // 4 and want > (16 << 20):
@@ -131,6 +138,21 @@ def fit_normalised(latency: pd.DataFrame, pairs: pd.DataFrame, tlb: pd.DataFrame
     return fit
 
 
+def _best_of_passes(name: str, grid: dict, passes: int, profile, progress: bool,
+                    repeat_below: int | None = None, **fixed) -> pd.DataFrame:
+    """Each point's best of `passes` shuffled sweeps.  With repeat_below,
+    only sizes up to it are measured again (the cache edges are there)."""
+    runs = [sweep(name, grid, profile=profile, progress=progress, shuffle=True, **fixed)]
+    if repeat_below is not None:
+        grid = {**grid, "size_bytes": [s for s in grid["size_bytes"] if s <= repeat_below]}
+    runs += [sweep(name, grid, profile=profile, progress=progress, shuffle=True, **fixed)
+             for _ in range(passes - 1)]
+    best = pd.concat([r.assign(passes=passes) for r in runs], ignore_index=True)
+    keys = list(grid)
+    idx = best.groupby(keys)["median_cycles"].idxmin()
+    return best.loc[idx].sort_values(keys).reset_index(drop=True)
+
+
 def measure_hierarchy(profile: str = "quick", progress: bool = True, strides: list[int] | None = None,
                       max_bytes: int | None = None) -> MemoryMeasurement:
     """Measure the default grid and fit it.  ``strides=[]`` skips the
@@ -144,9 +166,11 @@ def measure_hierarchy(profile: str = "quick", progress: bool = True, strides: li
     strides = default_strides if strides is None else strides
     top = max_bytes or max_size_bytes(machine)
 
-    parts = [_latency_rows(sweep("mem_latency", {"size_bytes": size_grid(top, random_ppo)},
-                                 stride_bytes=64, pattern="random", huge_pages="on",
-                                 profile=prof, progress=progress))]
+    passes = PASSES[profile]
+    parts = [_latency_rows(_best_of_passes("mem_latency", {"size_bytes": size_grid(top, random_ppo)},
+                                           passes, prof, progress,
+                                           repeat_below=2 * last_level_bytes(machine),
+                                           stride_bytes=64, pattern="random", huge_pages="on"))]
     for s in strides:
         sizes = [x for x in size_grid(top, stride_ppo) if x >= 2 * s]
         parts.append(_latency_rows(sweep("mem_latency", {"size_bytes": sizes}, stride_bytes=s,
@@ -155,11 +179,11 @@ def measure_hierarchy(profile: str = "quick", progress: bool = True, strides: li
     latency = pd.concat(parts, ignore_index=True)
 
     point = POINT_PROFILES[profile]
-    pairs = _latency_rows(sweep("line_pair_latency", {"distance_bytes": PAIR_DISTANCES},
-                                profile=point, progress=progress))
-    pages = sorted({int(round(2 ** (i / 2))) for i in range(6, 29)})  # 8 .. 16384
-    spread = sweep("tlb_latency", {"pages": pages}, layout="spread", profile=point, progress=progress)
-    dense = sweep("tlb_latency", {"pages": pages}, layout="dense", profile=point, progress=progress)
+    pairs = _latency_rows(_best_of_passes("line_pair_latency", {"distance_bytes": PAIR_DISTANCES},
+                                          passes, point, progress))
+    pages = sorted({int(round(2 ** (i / 2))) for i in range(6, 27)})  # 8 .. 8192
+    spread = _best_of_passes("tlb_latency", {"pages": pages}, passes, point, progress, layout="spread")
+    dense = _best_of_passes("tlb_latency", {"pages": pages}, passes, point, progress, layout="dense")
     tlb = pd.DataFrame({"pages": spread["pages"], "latency_ns": spread["value"],
                         "control_ns": dense["value"].values,
                         "latency_cycles": spread["median_cycles"],

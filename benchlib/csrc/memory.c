@@ -171,7 +171,10 @@ static int run_chase(buffer *b, size_t first, size_t lap, const bl_opts *o, doub
                      double *ticks, bl_info *info)
 {
     chase_ctx c = {(void **)(b->base + first)};
-    chase_body(&c, (int64_t)lap); /* one full lap: caches hold what fits */
+    /* One full lap, so that a ring which fits a cache is measured in it.  A
+     * ring larger than 2^20 slots (64 MiB of lines) fits no cache we know
+     * of, and a lap of it would only cost time. */
+    chase_body(&c, (int64_t)(lap < ((size_t)1 << 20) ? lap : ((size_t)1 << 20)));
     info->helper_cpu = -1;
     return bl_measure(chase_body, NULL, &c, o, ns, ticks, info);
 }
