@@ -7,7 +7,9 @@ from __future__ import annotations
 import os
 
 from .errors import BenchlibError
-from .registry import Benchmark, Param, register
+import tempfile
+
+from .registry import Benchmark, Param, filesystem_of, register
 
 CPU = Param("cpu", "int", -1, "CPU to pin the measuring process to; -1 leaves it unpinned",
             min=-1, max=4095)
@@ -263,4 +265,96 @@ register(Benchmark(
     to_unit=_bandwidth_mb_s,
     check=_check_bandwidth,
     memory_bytes=lambda p: p["size_bytes"] * (2 if p["op"].startswith("copy") else 1),
+))
+
+
+# ---------------------------------------------------------------- select
+
+register(Benchmark(
+    name="select_latency",
+    description="select() with a zero timeout over pipes that are empty or each hold a byte",
+    unit="us",
+    params=(Param("pipes", "int", 10, "pipes in the set", min=1, max=64),
+            Param("full", "choice", "no", "whether every pipe holds data", choices=("no", "yes")),
+            CPU),
+    measure=lambda p, o, ns, tk, info: _lib().bl_select_latency(
+        p["pipes"], p["full"] == "yes", o, ns, tk, info),
+    to_unit=_us,
+    check=lambda p: _check_cpu(p["cpu"]),
+))
+
+
+# ---------------------------------------------------------------- file system
+
+DIRECTORY = Param("directory", "path", tempfile.gettempdir(),
+                  "an existing writable directory; a private subdirectory is made and removed")
+
+
+def _fs_extras(info, p: dict) -> dict:
+    return filesystem_of(p["directory"])
+
+
+def _encode(path: str) -> bytes:
+    return os.fsencode(path)
+
+
+register(Benchmark(
+    name="open_close_latency",
+    description='open() then close() of an existing file named "foo" or "a/b/c/foo"',
+    unit="us",
+    params=(Param("path", "choice", "foo", "the name opened", choices=("foo", "a/b/c/foo")),
+            DIRECTORY, CPU),
+    measure=lambda p, o, ns, tk, info: _lib().bl_open_close(
+        _encode(p["directory"]), 1 if p["path"] == "foo" else 4, o, ns, tk, info),
+    to_unit=_us,
+    check=lambda p: _check_cpu(p["cpu"]),
+    extras=_fs_extras,
+))
+
+register(Benchmark(
+    name="fs_create_delete",
+    description="create a file, write file_bytes, close, reopen, read it, close, delete "
+                "(Ousterhout's temporary-file benchmark), optionally forcing data to disk",
+    unit="ms",
+    params=(Param("file_bytes", "size", 0, "bytes written and read back", min=0, max=1 << 30),
+            Param("fsync", "choice", "no", "yes: fsync the file and the directory, so the "
+                  "call waits for the disk", choices=("no", "yes")),
+            DIRECTORY, CPU),
+    measure=lambda p, o, ns, tk, info: _lib().bl_create_delete(
+        _encode(p["directory"]), p["file_bytes"], p["fsync"] == "yes", o, ns, tk, info),
+    to_unit=lambda ns, p: ns / 1e6,
+    check=lambda p: _check_cpu(p["cpu"]),
+    memory_bytes=lambda p: p["file_bytes"],
+    extras=_fs_extras,
+))
+
+
+def _check_file_read(p: dict) -> None:
+    _check_cpu(p["cpu"])
+    if p["block_bytes"] > p["file_bytes"]:
+        raise BenchlibError(f"block_bytes ({p['block_bytes']}) is larger than file_bytes "
+                            f"({p['file_bytes']})")
+    free = os.statvfs(p["directory"])
+    if p["file_bytes"] > 0.5 * free.f_bavail * free.f_frsize:
+        raise BenchlibError(f"file_bytes ({p['file_bytes']:,}) is more than half the free space "
+                            f"in {p['directory']}")
+
+
+register(Benchmark(
+    name="file_read_bandwidth",
+    description="read() a file that is in the page cache, in block_bytes reads into one buffer",
+    unit="MB/s",
+    higher_is_better=True,
+    counts="file bytes read per second, MB = 10^6 bytes",
+    params=(Param("file_bytes", "size", 64 << 20, "size of the file (fits the page cache, not "
+                  "the CPU caches)", min=4096, max=1 << 40),
+            Param("block_bytes", "size", 16 << 10, "bytes per read() (the paper: 16 kbytes)",
+                  min=1, max=1 << 30),
+            DIRECTORY, CPU),
+    measure=lambda p, o, ns, tk, info: _lib().bl_file_read(
+        _encode(p["directory"]), p["file_bytes"], p["block_bytes"], o, ns, tk, info),
+    to_unit=lambda ns, p: p["file_bytes"] / ns * 1e3,
+    check=_check_file_read,
+    memory_bytes=lambda p: p["file_bytes"],
+    extras=_fs_extras,
 ))

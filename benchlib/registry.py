@@ -46,7 +46,7 @@ def format_size(n: int) -> str:
 @dataclass(frozen=True)
 class Param:
     """One parameter.  kind: 'size' (bytes, suffixes allowed), 'int',
-    'float' or 'choice'."""
+    'float', 'choice' or 'path' (an existing, writable directory)."""
     name: str
     kind: str
     default: Any
@@ -61,6 +61,8 @@ class Param:
                 raise BenchlibError(
                     f"{self.name} must be one of {', '.join(map(str, self.choices))}; got {value!r}")
             return value
+        if self.kind == "path":
+            return check_directory(value, self.name)
         if self.kind == "size":
             v = parse_size(value, self.name)
         elif self.kind == "int":
@@ -170,6 +172,37 @@ def get_benchmark(name: str) -> Benchmark:
 
 def list_benchmarks() -> list[Benchmark]:
     return [_REGISTRY[k] for k in sorted(_REGISTRY)]
+
+
+def check_directory(value, name: str = "directory") -> str:
+    """An existing directory we may create files in, as an absolute path."""
+    import os
+
+    path = os.path.abspath(os.path.expanduser(str(value)))
+    if not os.path.isdir(path):
+        raise BenchlibError(f"{name} {value!r} does not exist or is not a directory")
+    if not os.access(path, os.W_OK | os.X_OK):
+        raise BenchlibError(f"{name} {value!r} is not writable")
+    return path
+
+
+def filesystem_of(path: str) -> dict:
+    """The mount a path lives on: type and mount point (from /proc/self/mounts)."""
+    import os
+
+    best = {"fs_type": None, "mount_point": None}
+    real = os.path.realpath(path)
+    try:
+        with open("/proc/self/mounts") as f:
+            for line in f:
+                dev, mnt, fstype = line.split()[:3]
+                mnt = mnt.replace("\\040", " ")
+                if (real == mnt or real.startswith(mnt.rstrip("/") + "/")) and \
+                        len(mnt) >= len(best["mount_point"] or ""):
+                    best = {"fs_type": fstype, "mount_point": mnt}
+    except OSError:
+        pass
+    return best
 
 
 def available_memory_bytes() -> int | None:

@@ -76,6 +76,24 @@ int bl_syscall_latency(int op, const bl_opts *o, double *ns, double *ticks, bl_i
  * over two pipes.  o->cpu pins this process, o->helper_cpu the child. */
 int bl_pipe_latency(const bl_opts *o, double *ns, double *ticks, bl_info *info);
 
+/* ipc.c: select() with a zero timeout over `pipes` pipes, empty (full 0)
+ * or each holding one byte (full 1).  One iteration is one select. */
+int bl_select_latency(int pipes, int full, const bl_opts *o, double *ns, double *ticks,
+                      bl_info *info);
+
+/* fs.c: every call works in a fresh mkdtemp directory inside `directory`
+ * and removes it.  open_close: open+close of "foo" (depth 1) or
+ * "a/b/c/foo" (depth 4).  create_delete: create, write file_bytes, [fsync],
+ * close, open, read, close, unlink [, fsync the directory].  file_read:
+ * read a file_bytes file from the page cache in block_bytes reads into one
+ * buffer; one iteration is one pass over the file. */
+int bl_open_close(const char *directory, int depth, const bl_opts *o, double *ns, double *ticks,
+                  bl_info *info);
+int bl_create_delete(const char *directory, size_t file_bytes, int sync, const bl_opts *o,
+                     double *ns, double *ticks, bl_info *info);
+int bl_file_read(const char *directory, size_t file_bytes, size_t block_bytes, const bl_opts *o,
+                 double *ns, double *ticks, bl_info *info);
+
 /* memory.c: memcpy of size_bytes from one buffer to another. */
 int bl_bcopy(size_t size_bytes, const bl_opts *o, double *ns, double *ticks, bl_info *info);
 

@@ -19,6 +19,7 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/select.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -154,5 +155,76 @@ int bl_pipe_latency(const bl_opts *o, double *ns, double *ticks, bl_info *info)
     while (waitpid(child, NULL, 0) < 0 && errno == EINTR)
         ;
     bl_guard_end();
+    return rc;
+}
+
+/* select with a zero timeout over n pipes, empty or each holding a byte
+ * (Ousterhout's Table 4).  The fd_set is rebuilt every call, as a program
+ * must. */
+typedef struct {
+    int n, maxfd, full;
+    int fds[64];
+} select_ctx;
+
+static int select_body(void *ctx, int64_t iters)
+{
+    select_ctx *c = ctx;
+    for (int64_t i = 0; i < iters; i++) {
+        fd_set r;
+        FD_ZERO(&r);
+        for (int k = 0; k < c->n; k++)
+            FD_SET(c->fds[k], &r);
+        struct timeval tv = {0, 0};
+        int ready = select(c->maxfd + 1, &r, NULL, NULL, &tv);
+        if (ready != (c->full ? c->n : 0)) {
+            if (ready < 0 && errno == EINTR && !bl_interrupted())
+                continue;
+            return ready < 0 ? bl_sys_error("select")
+                             : (bl_set_error("select saw %d ready pipes", ready), BL_ESYS);
+        }
+    }
+    return BL_OK;
+}
+
+int bl_select_latency(int pipes, int full, const bl_opts *o, double *ns, double *ticks,
+                      bl_info *info)
+{
+    if (pipes < 1 || pipes > 64) {
+        bl_set_error("pipes must be between 1 and 64");
+        return BL_EINVAL;
+    }
+    select_ctx c = {pipes, 0, full, {0}};
+    int wr[64], rc = BL_OK, made = 0;
+    for (; made < pipes; made++) {
+        int p[2];
+        if (pipe2(p, O_CLOEXEC) != 0) {
+            rc = bl_sys_error("pipe");
+            break;
+        }
+        c.fds[made] = p[0];
+        wr[made] = p[1];
+        if (p[0] >= FD_SETSIZE) {
+            close(p[0]);
+            close(p[1]);
+            bl_set_error("descriptor %d is beyond FD_SETSIZE", p[0]);
+            rc = BL_ESYS;
+            break;
+        }
+        if (p[0] > c.maxfd)
+            c.maxfd = p[0];
+        if (full && write(p[1], "x", 1) != 1) {
+            rc = bl_sys_error("write");
+            made++;
+            break;
+        }
+    }
+    if (rc == BL_OK) {
+        info->helper_cpu = -1;
+        rc = bl_measure(select_body, NULL, &c, o, ns, ticks, info);
+    }
+    for (int k = 0; k < made; k++) {
+        close(c.fds[k]);
+        close(wr[k]);
+    }
     return rc;
 }
