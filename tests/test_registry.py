@@ -32,7 +32,7 @@ def test_every_benchmark_is_described_with_unit_and_defaults():
         d = b.describe()
         assert d["unit"] and d["description"]
         for p in d["params"]:
-            assert "default" in p and p["type"] in ("size", "int", "float", "choice")
+            assert "default" in p and p["type"] in ("size", "int", "float", "choice", "path")
         # defaults must themselves be valid
         assert b.resolve({}) is not None
 
