@@ -383,6 +383,26 @@ static int bw_body(void *ctx, int64_t iters)
 
 static int needs_dst(int op) { return op == BW_COPY_UNROLLED || op == BW_COPY_LIBC; }
 
+/* Map the buffers an op needs, fill the source, measure, unmap. */
+static int run_bandwidth(int op, size_t size_bytes, size_t stride_bytes, const bl_opts *o,
+                         double *ns, double *ticks, bl_info *info)
+{
+    buffer src = {0}, dst = {0};
+    int rc = buffer_map(&src, size_bytes, 0);
+    if (rc == BL_OK && needs_dst(op))
+        rc = buffer_map(&dst, size_bytes, 0);
+    if (rc == BL_OK) {
+        memset(src.base, 1, size_bytes);
+        bw_ctx c = {src.base, dst.base, size_bytes, stride_bytes, op};
+        info->helper_cpu = -1;
+        info->huge_bytes = 0;
+        rc = bl_measure(bw_body, NULL, &c, o, ns, ticks, info);
+    }
+    buffer_unmap(&src);
+    buffer_unmap(&dst);
+    return rc;
+}
+
 int bl_mem_bandwidth(int op, size_t size_bytes, size_t stride_bytes, const bl_opts *o,
                      double *ns, double *ticks, bl_info *info)
 {
@@ -399,23 +419,10 @@ int bl_mem_bandwidth(int op, size_t size_bytes, size_t stride_bytes, const bl_op
         bl_set_error("copies and memset are dense: stride_bytes must be 8");
         return BL_EINVAL;
     }
-    buffer src = {0}, dst = {0};
-    int rc = buffer_map(&src, size_bytes, 0);
-    if (rc == BL_OK && needs_dst(op))
-        rc = buffer_map(&dst, size_bytes, 0);
-    if (rc == BL_OK) {
-        memset(src.base, 1, size_bytes);
-        bw_ctx c = {src.base, dst.base, size_bytes & ~(size_t)7, stride_bytes, op};
-        info->helper_cpu = -1;
-        info->huge_bytes = 0;
-        rc = bl_measure(bw_body, NULL, &c, o, ns, ticks, info);
-    }
-    buffer_unmap(&src);
-    buffer_unmap(&dst);
-    return rc;
+    return run_bandwidth(op, size_bytes & ~(size_t)7, stride_bytes, o, ns, ticks, info);
 }
 
-/* ---------- bcopy (Ousterhout's Table 5): libc memcpy ---------- */
+/* ---------- bcopy (Ousterhout's Table 5): libc memcpy, any size ---------- */
 
 int bl_bcopy(size_t size_bytes, const bl_opts *o, double *ns, double *ticks, bl_info *info)
 {
@@ -423,18 +430,5 @@ int bl_bcopy(size_t size_bytes, const bl_opts *o, double *ns, double *ticks, bl_
         bl_set_error("size_bytes must be > 0");
         return BL_EINVAL;
     }
-    buffer src = {0}, dst = {0};
-    int rc = buffer_map(&src, size_bytes, 0);
-    if (rc == BL_OK)
-        rc = buffer_map(&dst, size_bytes, 0);
-    if (rc == BL_OK) {
-        memset(src.base, 1, size_bytes);
-        bw_ctx c = {src.base, dst.base, size_bytes, 8, BW_COPY_LIBC};
-        info->helper_cpu = -1;
-        info->huge_bytes = 0;
-        rc = bl_measure(bw_body, NULL, &c, o, ns, ticks, info);
-    }
-    buffer_unmap(&src);
-    buffer_unmap(&dst);
-    return rc;
+    return run_bandwidth(BW_COPY_LIBC, size_bytes, 8, o, ns, ticks, info);
 }
