@@ -37,3 +37,27 @@ def test_runs_under_papermill(nb, tmp_path):
     assert not errors
     figures = list((tmp_path / nb.stem).glob("*.png"))
     assert figures, "every notebook writes at least one figure to output_dir"
+
+
+def _notebook(path, source):
+    nb = nbformat.v4.new_notebook()
+    p = nbformat.v4.new_code_cell('profile = "quick"\noutput_dir = ""')
+    p.metadata["tags"] = ["parameters"]
+    nb.cells = [p, nbformat.v4.new_code_cell(source)]
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nbformat.write(nb, path)
+
+
+@pytest.mark.notebook
+def test_runner_goes_on_past_a_failing_notebook(tmp_path, capsys):
+    from benchlib.notebooks import main
+
+    _notebook(tmp_path / "a_broken.ipynb", "raise RuntimeError('deliberate')")
+    _notebook(tmp_path / "b_fine.ipynb", "x = 1")
+    out = tmp_path / "out"
+    rc = main(["--profile", "smoke", "--out", str(out),
+               str(tmp_path / "a_broken.ipynb"), str(tmp_path / "b_fine.ipynb")])
+    text = capsys.readouterr().out
+    assert rc == 1
+    assert "1 of 2 notebooks ran" in text and "FAILED a_broken.ipynb" in text
+    assert (out / "b_fine.ipynb").exists() and (out / "a_broken.error.txt").exists()
