@@ -75,7 +75,7 @@ def cmd_run(args) -> int:
         if args.json:
             d = r.to_dict() if args.all else {"benchmark": r.benchmark, "params": r.params,
                                                **r.summary(), "samples": r.samples,
-                                               "placement": r.placement}
+                                               "placement": r.placement, "extras": r.extras}
             print(json.dumps(d, default=float), flush=True)
         else:
             print(r, flush=True)

@@ -193,6 +193,8 @@ def _measure(bench: Benchmark, params: dict, profile: Profile, n_samples: int | 
 
     if n_samples is not None and n_samples < 1:
         raise BenchlibError(f"n_samples must be at least 1; got {n_samples}")
+    if n_samples is None and bench.n_samples_for is not None:
+        n_samples = bench.n_samples_for(params, profile)
     opts = _opts(profile, n_samples, params.get("cpu", -1))
     n = opts.n_samples
     ns = ffi.new("double[]", n)
@@ -202,6 +204,9 @@ def _measure(bench: Benchmark, params: dict, profile: Profile, n_samples: int | 
     info = ffi.new("bl_info *")
     machine = machine_info()  # before the run: load average as the run found it
     rc = bench.measure(params, opts, ns, ticks, info)
+    measured_extras = {}
+    if isinstance(rc, tuple):  # (return code, facts only the measurement knows)
+        rc, measured_extras = rc
     if rc == lib.BL_EINTR:
         raise KeyboardInterrupt
     if rc == lib.BL_EINVAL:
@@ -230,7 +235,7 @@ def _measure(bench: Benchmark, params: dict, profile: Profile, n_samples: int | 
         machine=machine,
         timestamp=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
         counts=bench.counts,
-        extras=bench.extras(info, params) if bench.extras else {},
+        extras={**(bench.extras(info, params) if bench.extras else {}), **measured_extras},
     )
 
 

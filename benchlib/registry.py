@@ -117,6 +117,8 @@ class Benchmark:
     memory_bytes: Callable[[dict], int] | None = None
     counts: str = ""  # how the figure is counted, when that needs saying
     extras: Callable | None = None  # (info, params) -> dict of benchmark-specific facts
+    # (params, profile) -> samples, for benchmarks whose one sample takes seconds
+    n_samples_for: Callable | None = None
 
     def param(self, name: str) -> Param:
         for p in self.params:

@@ -94,6 +94,13 @@ int bl_create_delete(const char *directory, size_t file_bytes, int sync, const b
 int bl_file_read(const char *directory, size_t file_bytes, size_t block_bytes, const bl_opts *o,
                  double *ns, double *ticks, bl_info *info);
 
+/* andrew.c: the Modified Andrew Benchmark on `tree` (which holds FILES and
+ * BUILD lists), `runs` times, in a private directory inside `directory`.
+ * total_ns[runs]; phase_ns[runs * 5]: make dirs, copy, stat, read, compile.
+ * copy_with_cp 1: one /bin/cp per file, as the original benchmark did. */
+int bl_andrew(const char *tree, const char *directory, int copy_with_cp, int runs,
+              double *total_ns, double *phase_ns, bl_info *info);
+
 /* memory.c: memcpy of size_bytes from one buffer to another. */
 int bl_bcopy(size_t size_bytes, const bl_opts *o, double *ns, double *ticks, bl_info *info);
 
