@@ -28,6 +28,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from benchlib.analysis import ratio_summary, relative_spread
+
 BENCHLIB = [sys.executable, "-m", "benchlib.cli"]
 
 
@@ -49,11 +51,13 @@ def perf_usecs_per_op(*args: str, taskset: str | None = None) -> float:
 
 
 def summarise(ours: list[float], theirs: list[float]) -> dict:
-    best_o, best_t = min(ours), min(theirs)
-    med_o, med_t = statistics.median(ours), statistics.median(theirs)
+    best = ratio_summary(min(ours), min(theirs))
+    median = ratio_summary(statistics.median(ours), statistics.median(theirs))
     return {"ours": ours, "perf": theirs,
-            "ours_best": best_o, "perf_best": best_t, "ratio_best": best_o / best_t,
-            "ours_median": med_o, "perf_median": med_t, "ratio_median": med_o / med_t}
+            "ours_best": best["ours"], "perf_best": best["theirs"], "ratio_best": best["ratio"],
+            "best_within_15pct": best["within_15pct"],
+            "ours_median": median["ours"], "perf_median": median["theirs"],
+            "ratio_median": median["ratio"], "median_within_15pct": median["within_15pct"]}
 
 
 def main() -> int:
@@ -96,8 +100,7 @@ def main() -> int:
         runs = [benchlib_value("syscall") for _ in range(5)]
         medians = [r["median"] for r in runs]
         cycles = [r["median_cycles"] for r in runs]
-        spread = (max(medians) - min(medians)) / statistics.median(medians)
-        cspread = (max(cycles) - min(cycles)) / statistics.median(cycles)
+        spread, cspread = relative_spread(medians), relative_spread(cycles)
         report["run_to_run_syscall"].append({"medians_us": medians, "spread": spread,
                                              "median_cycles": cycles, "cycles_spread": cspread})
         print(f"five `benchlib run syscall` (window {window + 1}): medians "

@@ -9,13 +9,12 @@
  */
 #include "benchlib.h"
 
-#define ADDS_PER_ITERATION 100
-
 static int add_chain_body(void *ctx, int64_t iters)
 {
     uint64_t x = (uint64_t)(uintptr_t)ctx;
     for (int64_t i = 0; i < iters; i++) {
-        /* 100 dependent adds; the asm keeps the compiler from folding them */
+        /* 100 dependent adds (benchmarks.py's ADDS_PER_ITERATION); the asm
+         * keeps the compiler from folding them */
 #define A1 __asm__ __volatile__("add $1, %0" : "+r"(x));
 #define A10 A1 A1 A1 A1 A1 A1 A1 A1 A1 A1
         A10 A10 A10 A10 A10 A10 A10 A10 A10 A10
