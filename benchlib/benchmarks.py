@@ -4,6 +4,7 @@ Each ``measure`` translates parameters into a call of the C library; the
 timing core in C does the rest."""
 from __future__ import annotations
 
+import functools
 import os
 
 from .errors import BenchlibError
@@ -48,6 +49,42 @@ register(Benchmark(
     params=(CPU,),
     measure=lambda p, o, ns, tk, info: _lib().bl_cpu_clock(o, ns, tk, info),
     to_unit=lambda ns, p: ADDS_PER_ITERATION / ns,
+    check=lambda p: _check_cpu(p["cpu"]),
+))
+
+
+# ---------------------------------------------------------------- integer_speed
+
+@functools.lru_cache(maxsize=1)
+def instructions_per_repetition() -> int:
+    """Instructions one repetition of integer_speed's program executes, counted
+    by single-stepping it under ptrace (about a second; cached)."""
+    from ._native import ffi
+    per, fixed = ffi.new("int64_t *"), ffi.new("int64_t *")
+    rc = _lib().bl_count_instructions(per, fixed)
+    if rc == -1:
+        raise KeyboardInterrupt
+    if rc != 0:
+        raise BenchlibError(ffi.string(_lib().bl_last_error()).decode())
+    return int(per[0])
+
+
+def _measure_integer(p, o, ns, tk, info):
+    n = instructions_per_repetition()
+    return _lib().bl_integer_speed(o, ns, tk, info), {"instructions_per_repetition": n}
+
+
+register(Benchmark(
+    name="integer_speed",
+    description="Native integer speed: a small integer program (tokenise and hash a line, sort, "
+                "walk a linked list, small calls) whose instructions are counted by single-stepping",
+    unit="MIPS",
+    higher_is_better=True,
+    counts="native instructions per microsecond (millions per second), instructions counted "
+           "exactly under ptrace; not VAX MIPS: see benchlib.papers.ousterhout1990.vax_mips",
+    params=(CPU,),
+    measure=_measure_integer,
+    to_unit=lambda ns, p: instructions_per_repetition() / ns * 1e3,
     check=lambda p: _check_cpu(p["cpu"]),
 ))
 
@@ -114,6 +151,46 @@ register(Benchmark(
     measure=_measure_pipe,
     to_unit=_us,
     check=_check_pipe,
+))
+
+
+def _pinned_cpu(p: dict) -> int:
+    return p["cpu"] if p["cpu"] >= 0 else _allowed_cpus()[0]
+
+
+register(Benchmark(
+    name="pipe_write_read",
+    description="One process writes a byte into a pipe and reads it back: the system-call part "
+                "of a pipe round trip, without a context switch",
+    unit="us",
+    counts="one write plus one read",
+    params=(CPU,),
+    measure=lambda p, o, ns, tk, info: _lib().bl_pipe_self(o, ns, tk, info),
+    to_unit=_us,
+    check=lambda p: _check_cpu(p["cpu"]),
+))
+
+
+def _measure_yield(p, o, ns, tk, info):
+    from ._native import ffi
+    o.cpu = _pinned_cpu(p)
+    ratio = ffi.new("double *")
+    rc = _lib().bl_yield_switch(o, ratio, ns, tk, info)
+    return rc, {"child_yields_per_parent_yield": float(ratio[0])}
+
+
+register(Benchmark(
+    name="yield_switch",
+    description="Two processes pinned to one CPU call sched_yield in turn: two system calls and "
+                "two context switches per iteration, with no wake-up and no data",
+    unit="us",
+    counts="one sched_yield in each process; extras say whether they really alternated "
+           "(child_yields_per_parent_yield near 1)",
+    params=(Param("cpu", "int", -1, "CPU both processes are pinned to; -1 takes the first "
+                  "allowed CPU", min=-1, max=4095),),
+    measure=_measure_yield,
+    to_unit=_us,
+    check=lambda p: _check_cpu(p["cpu"]),
 ))
 
 

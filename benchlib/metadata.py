@@ -90,6 +90,19 @@ def _bracketed(text: str | None) -> str | None:
     return m.group(1) if m else text
 
 
+def cpu_mitigations() -> dict[str, str]:
+    """The kernel's active defences against CPU vulnerabilities (sysfs),
+    only those it mitigates: they add work to kernel entry and exit and to
+    context switches, so they belong beside any system-call figure."""
+    d = _SYS_CPU / "vulnerabilities"
+    out = {}
+    for f in sorted(d.glob("*")) if d.is_dir() else []:
+        text = _read(f)
+        if text and text.startswith("Mitigation"):
+            out[f.name] = text
+    return out
+
+
 @functools.lru_cache(maxsize=1)
 def _static_info() -> dict:
     from ._native import ffi, lib
@@ -120,6 +133,7 @@ def _static_info() -> dict:
         "hypervisor_hint": hint,
         "thp_enabled": _bracketed(_read("/sys/kernel/mm/transparent_hugepage/enabled")),
         "cpufreq_governor": _read(_SYS_CPU / "cpu0" / "cpufreq" / "scaling_governor"),
+        "cpu_mitigations": cpu_mitigations(),
         "clocksource": _read(_SYS_CPU.parent / "clocksource" / "clocksource0" / "current_clocksource"),
         "clock_resolution_ns": lib.bl_clock_resolution_ns(),
         "tsc_ghz": round(tsc, 4) if tsc > 0 else None,

@@ -129,3 +129,60 @@ def memory_mountain(bw: pd.DataFrame, title: str = "", ax=None):
     ax.set_title(title)
     plt.colorbar(im, ax=ax, label="read bandwidth (GB/s, 10^9 bytes)")
     return ax
+
+
+def table_bars(df: pd.DataFrame, columns: dict[str, str], title: str, label: str = "configuration",
+               log: bool = True, width: float = 5.5):
+    """One horizontal bar panel per column of a paper table (``columns``
+    maps column -> axis label with unit), this machine's rows in red."""
+    fig, axes = plt.subplots(1, len(columns), figsize=(width * len(columns), 0.32 * len(df) + 1.6),
+                             squeeze=False)
+    names = df[label].fillna("(configuration lost)")
+    for ax, (col, axis_label) in zip(axes[0], columns.items()):
+        colors = [HIGHLIGHT if s == "this machine" else PAPER for s in df["source"]]
+        ax.barh(names, df[col], color=colors)
+        ax.invert_yaxis()
+        if log:
+            ax.set_xscale("log")
+        ax.set_xlabel(axis_label)
+        ax.grid(axis="x", which="both", alpha=0.3)
+    for ax in axes[0][1:]:
+        ax.tick_params(labelleft=False)
+    fig.suptitle(title, fontsize=11)
+    fig.tight_layout()
+    return fig
+
+
+def figure1_plot(fig1: pd.DataFrame, rating_range: tuple[float, float] | None = None,
+                 ax=None, title: str = ""):
+    """Ousterhout's Figure 1: geometric mean of MIPS-relative speeds against
+    the MIPS rating, one point per machine, this machine in red (with the
+    curve it follows across the range of ratings its measurement supports)."""
+    if ax is None:
+        _, ax = plt.subplots(figsize=(8, 5))
+    paper = fig1[fig1.machine != "this machine"]
+    ours = fig1[fig1.machine == "this machine"]
+    ax.scatter(paper["mips"], paper["geometric_mean"], color=PAPER, zorder=3, label="Ousterhout 1990")
+    for _, r in paper.iterrows():
+        ax.annotate(r["machine"], (r["mips"], r["geometric_mean"]), textcoords="offset points",
+                    xytext=(4, 4), fontsize=8)
+    if not ours.empty:
+        r = ours.iloc[0]
+        if rating_range:
+            # every MIPS-relative speed scales as 1/rating, and so does their geometric mean
+            import numpy as np
+            x = np.geomspace(*rating_range, 50)
+            ax.plot(x, r["geometric_mean"] * r["mips"] / x, color=HIGHLIGHT, alpha=0.5, lw=3,
+                    label="this machine at the other ratings supported")
+        ax.scatter([r["mips"]], [r["geometric_mean"]], color=HIGHLIGHT, s=60, zorder=4,
+                   label="this machine")
+        ax.annotate("this machine", (r["mips"], r["geometric_mean"]), textcoords="offset points",
+                    xytext=(4, 6), fontsize=9, color=HIGHLIGHT)
+    ax.axhline(1.0, color="black", lw=0.8, ls="--")
+    ax.set_xscale("log")
+    ax.set_xlabel("MIPS rating (VAX-11/780 = 1), log scale")
+    ax.set_ylabel("geometric mean of MIPS-relative speeds")
+    ax.set_title(title or "Figure 1: operating-system speed against processor speed")
+    ax.grid(alpha=0.3, which="both")
+    ax.legend(fontsize=8, loc="upper right")
+    return ax

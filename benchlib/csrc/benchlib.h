@@ -76,6 +76,15 @@ int bl_syscall_latency(int op, const bl_opts *o, double *ns, double *ticks, bl_i
  * over two pipes.  o->cpu pins this process, o->helper_cpu the child. */
 int bl_pipe_latency(const bl_opts *o, double *ns, double *ticks, bl_info *info);
 
+/* ipc.c: the parts of a round trip.  pipe_self: write one byte into a
+ * pipe and read it back in this process (no switch).  yield_switch: this
+ * process and a child pinned to o->cpu call sched_yield in turn; one
+ * iteration is a yield in each; *child_per_parent is the child's yields
+ * per parent yield (1.0 when the two really alternated). */
+int bl_pipe_self(const bl_opts *o, double *ns, double *ticks, bl_info *info);
+int bl_yield_switch(const bl_opts *o, double *child_per_parent, double *ns, double *ticks,
+                    bl_info *info);
+
 /* ipc.c: select() with a zero timeout over `pipes` pipes, empty (full 0)
  * or each holding one byte (full 1).  One iteration is one select. */
 int bl_select_latency(int pipes, int full, const bl_opts *o, double *ns, double *ticks,
@@ -131,6 +140,16 @@ int bl_mem_bandwidth(int op, size_t size_bytes, size_t stride_bytes, const bl_op
 
 /* cpu.c: one iteration is 100 dependent integer adds (100 core cycles). */
 int bl_cpu_clock(const bl_opts *o, double *ns, double *ticks, bl_info *info);
+
+/* cpu.c: a small integer program (tokenise and hash a line, insertion
+ * sort, a linked list of records, small calls); one iteration is one
+ * repetition, each executing exactly the same instructions.
+ * bl_count_instructions single-steps 1, 2 and 3 repetitions in a traced
+ * child: *per_repetition instructions per repetition, *fixed the child's
+ * own entry and exit.  bl_integer_checksum: result of `reps` repetitions. */
+int bl_integer_speed(const bl_opts *o, double *ns, double *ticks, bl_info *info);
+int bl_count_instructions(int64_t *per_repetition, int64_t *fixed);
+uint64_t bl_integer_checksum(int64_t reps);
 
 /* Testing aid: a body that sleeps so the interrupt path can be exercised. */
 int bl_sleep_loop(double sleep_us, const bl_opts *o, double *ns, double *ticks, bl_info *info);

@@ -228,3 +228,128 @@ int bl_select_latency(int pipes, int full, const bl_opts *o, double *ns, double 
     }
     return rc;
 }
+
+/*
+ * The parts of a cswitch round trip, measured apart so the round trip can
+ * be checked against them (Ousterhout: two writes, two reads, two context
+ * switches).
+ *
+ * pipe_self: one process writes a byte into a pipe and reads it back, so
+ * the reader never blocks and nothing switches.  One iteration is one write
+ * plus one read.
+ */
+static int pipe_self_body(void *ctx, int64_t iters)
+{
+    int *fds = ctx;
+    for (int64_t i = 0; i < iters; i++) {
+        int rc = write_byte(fds[1]);
+        if (rc == BL_OK)
+            rc = read_byte(fds[0]);
+        if (rc != BL_OK)
+            return rc;
+    }
+    return BL_OK;
+}
+
+int bl_pipe_self(const bl_opts *o, double *ns, double *ticks, bl_info *info)
+{
+    int fds[2];
+    if (pipe2(fds, O_CLOEXEC) != 0)
+        return bl_sys_error("pipe");
+    info->helper_cpu = -1;
+    int rc = bl_measure(pipe_self_body, NULL, fds, o, ns, ticks, info);
+    close(fds[0]);
+    close(fds[1]);
+    return rc;
+}
+
+/*
+ * yield_switch: this process and a forked child, both pinned to one CPU,
+ * call sched_yield in turn.  When each yield hands the CPU to the other,
+ * one iteration (one yield here, one there) is two system calls and two
+ * context switches, with no wake-up and no data.  Whether the hand-over
+ * really alternates is checked, not assumed: both count their yields in
+ * shared memory, and *child_per_parent reports the child's yields per
+ * parent yield over the whole run (1.0 when they alternate).
+ */
+#include <sched.h>
+#include <sys/mman.h>
+
+typedef struct {
+    volatile int64_t parent_yields, child_yields;
+    volatile int stop;
+} yield_shared;
+
+static int yield_body(void *ctx, int64_t iters)
+{
+    yield_shared *y = ctx;
+    for (int64_t i = 0; i < iters; i++) {
+        sched_yield();
+        y->parent_yields++;
+    }
+    return BL_OK;
+}
+
+int bl_yield_switch(const bl_opts *o, double *child_per_parent, double *ns, double *ticks,
+                    bl_info *info)
+{
+    if (o->cpu < 0) {
+        bl_set_error("yield_switch needs both processes on one CPU (cpu >= 0)");
+        return BL_EINVAL;
+    }
+    yield_shared *y = mmap(NULL, sizeof *y, PROT_READ | PROT_WRITE,
+                           MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (y == MAP_FAILED)
+        return bl_sys_error("mmap");
+    bl_guard_begin();
+    pid_t parent = getpid();
+    pid_t child = fork();
+    if (child < 0) {
+        int rc = bl_sys_error("fork");
+        munmap(y, sizeof *y);
+        bl_guard_end();
+        return rc;
+    }
+    if (child == 0) {
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (getppid() != parent)
+            _exit(1);
+        prctl(PR_SET_NAME, "bl-yield");
+        signal(SIGINT, SIG_IGN);
+        if (bl_pin_self(o->cpu) != BL_OK)
+            _exit(3);
+        while (!y->stop) {
+            sched_yield();
+            y->child_yields++;
+        }
+        _exit(0);
+    }
+    info->helper_cpu = o->cpu;
+    /* wait until the child runs, pinned, before timing anything */
+    int rc = BL_OK;
+    for (int spins = 0; y->child_yields == 0; spins++) {
+        int status;
+        if (waitpid(child, &status, WNOHANG) == child) {
+            bl_set_error("the yielding child exited (could not pin itself to CPU %d?)", o->cpu);
+            rc = BL_ESYS;
+            break;
+        }
+        if (bl_interrupted()) {
+            rc = BL_EINTR;
+            break;
+        }
+        sched_yield();
+    }
+    int64_t p0 = y->parent_yields, c0 = y->child_yields;
+    if (rc == BL_OK)
+        rc = bl_measure(yield_body, NULL, y, o, ns, ticks, info);
+    int64_t dp = y->parent_yields - p0, dc = y->child_yields - c0;
+    *child_per_parent = dp > 0 ? (double)dc / (double)dp : 0.0;
+    y->stop = 1;
+    kill(child, SIGKILL);
+    while (waitpid(child, NULL, 0) < 0 && errno == EINTR)
+        ;
+    munmap(y, sizeof *y);
+    bl_guard_end();
+    return rc;
+}
