@@ -91,11 +91,13 @@ register(Benchmark(
 
 # ---------------------------------------------------------------- syscall
 
-_SYSCALL_OPS = {"getpid": 0, "write": 1, "getppid": 2}
+_SYSCALL_OPS = {"getpid": 0, "write": 1, "getppid": 2, "read": 3, "stat": 4, "fstat": 5}
 
 register(Benchmark(
     name="syscall",
-    description="Kernel entry and exit: getpid or getppid via syscall(2), or a 1-byte write to /dev/null",
+    description="Kernel entry and exit: getpid or getppid via syscall(2), a 1-byte write to "
+                "/dev/null (the null call: /dev/null ignores the data, so a byte costs what a word "
+                "does), a 1-byte read from /dev/zero, stat(\"/dev/null\") or fstat",
     unit="us",
     params=(Param("op", "choice", "getpid", "the call made in the loop",
                   choices=tuple(_SYSCALL_OPS)), CPU),
@@ -433,6 +435,114 @@ register(Benchmark(
     to_unit=lambda ns, p: p["file_bytes"] / ns * 1e3,
     check=_check_file_read,
     memory_bytes=lambda p: p["file_bytes"],
+    extras=_fs_extras,
+))
+
+
+def _check_reread(p: dict) -> None:
+    _check_file_read(p)
+    if p["block_bytes"] % 8 or p["file_bytes"] % 8:
+        raise BenchlibError("file_bytes and block_bytes must be multiples of 8 (words are summed)")
+
+
+register(Benchmark(
+    name="file_reread_bandwidth",
+    description="Reread a file in the page cache and sum its words: by read() in block_bytes "
+                "calls into one buffer, or through a fresh mmap() per pass",
+    unit="MB/s",
+    higher_is_better=True,
+    counts="file bytes read and summed per second, MB = 10^6 bytes",
+    params=(Param("method", "choice", "read", "read: read() into one buffer, then sum it; "
+                  "mmap: map the file, sum it, unmap", choices=("read", "mmap")),
+            Param("file_bytes", "size", 64 << 20, "size of the file", min=4096, max=1 << 40),
+            Param("block_bytes", "size", 64 << 10, "bytes per read() (method=read)",
+                  min=8, max=1 << 30),
+            DIRECTORY, CPU),
+    measure=lambda p, o, ns, tk, info: _lib().bl_file_reread(
+        _encode(p["directory"]), p["file_bytes"], p["block_bytes"], p["method"] == "mmap",
+        o, ns, tk, info),
+    to_unit=lambda ns, p: p["file_bytes"] / ns * 1e3,
+    check=_check_reread,
+    memory_bytes=lambda p: p["file_bytes"],
+    extras=_fs_extras,
+))
+
+
+def _measure_fs_latency(p, o, ns, tk, info):
+    from ._native import ffi
+
+    batches = o.n_samples
+    create, delete = ffi.new("double[]", batches), ffi.new("double[]", batches)
+    o.clock_ghz = ffi.NULL  # batches are timed in C without the per-sample clock probe
+    rc = _lib().bl_fs_latency(_encode(p["directory"]), p["file_bytes"], p["files"], batches,
+                              create, delete, info)
+    mine, other = (create, delete) if p["op"] == "create" else (delete, create)
+    for i in range(info.n_samples):
+        ns[i] = mine[i]
+    other_name = "delete" if p["op"] == "create" else "create"
+    return rc, {f"{other_name}_us_per_file": [other[i] / 1e3 for i in range(info.n_samples)]}
+
+
+register(Benchmark(
+    name="fs_latency",
+    description="Create `files` files of file_bytes in one directory, then delete them all; "
+                "the time per file of the creates or of the deletes",
+    unit="us",
+    counts="us per file created (op=create) or deleted (op=delete); each sample is one batch "
+           "of `files`; the other operation's figures are in extras; files/s = 1e6 / us",
+    params=(Param("op", "choice", "create", "which half to report", choices=("create", "delete")),
+            Param("file_bytes", "size", 0, "bytes written to each file", min=0, max=1 << 20),
+            Param("files", "int", 1000, "files per batch (the paper: 1000)", min=1,
+                  max=1_000_000),
+            DIRECTORY),
+    measure=_measure_fs_latency,
+    to_unit=lambda ns, p: ns / 1e3,
+    extras=_fs_extras,
+    memory_bytes=lambda p: p["file_bytes"] * p["files"],
+))
+
+
+def _check_disk(p: dict) -> None:
+    _check_cpu(p["cpu"])
+    if p["block_bytes"] % 512:
+        raise BenchlibError(f"block_bytes must be a multiple of 512; got {p['block_bytes']}")
+    if p["block_bytes"] > p["file_bytes"]:
+        raise BenchlibError(f"block_bytes ({p['block_bytes']}) is larger than file_bytes "
+                            f"({p['file_bytes']})")
+    free = os.statvfs(p["directory"])
+    if p["file_bytes"] > 0.5 * free.f_bavail * free.f_frsize:
+        raise BenchlibError(f"file_bytes ({p['file_bytes']:,}) is more than half the free space "
+                            f"in {p['directory']}")
+    fs = filesystem_of(p["directory"]).get("fs_type")
+    if p["direct"] == "yes" and fs in ("tmpfs", "ramfs", "devtmpfs"):
+        # tmpfs accepts O_DIRECT since Linux 6.6, but there is no disk under it
+        raise BenchlibError(f"{p['directory']} is on {fs}: memory, not a disk, so O_DIRECT "
+                            "measures nothing; choose a directory on a disk-backed file system")
+
+
+register(Benchmark(
+    name="disk_io",
+    description="block_bytes reads or writes at sequential or random offsets of a file, with "
+                "O_DIRECT (past the page cache, to the device) unless direct=no",
+    unit="us",
+    counts="us per transfer; MB/s = block_bytes / us; sequential 512 B-4 KiB direct reads give "
+           "the stack's overhead per operation (the device's cache answers them)",
+    params=(Param("op", "choice", "read", "read or write", choices=("read", "write")),
+            Param("pattern", "choice", "sequential", "sequential: the next block, wrapping; "
+                  "random: uniformly random block-aligned offsets",
+                  choices=("sequential", "random")),
+            Param("block_bytes", "size", 4096, "bytes per transfer (a multiple of 512)",
+                  min=512, max=64 << 20),
+            Param("file_bytes", "size", 64 << 20, "size of the test file", min=4096, max=1 << 40),
+            Param("direct", "choice", "yes", "yes: O_DIRECT (a clear error where the file "
+                  "system refuses it, e.g. tmpfs); no: through the page cache",
+                  choices=("yes", "no")),
+            DIRECTORY, CPU),
+    measure=lambda p, o, ns, tk, info: _lib().bl_disk_io(
+        _encode(p["directory"]), p["file_bytes"], p["block_bytes"], p["op"] == "write",
+        p["pattern"] == "random", p["direct"] == "yes", o, ns, tk, info),
+    to_unit=lambda ns, p: ns / 1e3,
+    check=_check_disk,
     extras=_fs_extras,
 ))
 

@@ -223,7 +223,8 @@ def _measure(bench: Benchmark, params: dict, profile: Profile, n_samples: int | 
         samples=[bench.to_unit(x, params) for x in raw],
         ns_per_iteration=raw,
         tsc_ticks_per_iteration=[ticks[i] for i in range(k)] if info.has_ticks else None,
-        clock_ghz=[ghz[i] for i in range(k)],
+        # a benchmark that times itself (no per-sample probe) sets clock_ghz to NULL
+        clock_ghz=[ghz[i] for i in range(k)] if opts.clock_ghz != ffi.NULL else None,
         iterations_per_sample=int(info.iterations),
         placement={"cpu_requested": opts.cpu, "helper_cpu": info.helper_cpu,
                    "cpu_first": info.cpu_first, "cpu_last": info.cpu_last,

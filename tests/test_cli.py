@@ -19,7 +19,7 @@ def test_list_json(cli):
     assert benches["syscall"]["unit"] == "us"
     assert benches["bcopy"]["unit"] == "MB/s"
     op = next(p for p in benches["syscall"]["params"] if p["name"] == "op")
-    assert op["default"] == "getpid" and op["choices"] == ["getpid", "write", "getppid"]
+    assert op["default"] == "getpid" and op["choices"] == ["getpid", "write", "getppid", "read", "stat", "fstat"]
     placement = next(p for p in benches["pipe_latency"]["params"] if p["name"] == "placement")
     assert set(placement["choices"]) == {"same_cpu", "different_cpus", "unpinned"}
 

@@ -21,6 +21,11 @@ def test_select_more_pipes_cost_more():
     ("open_close_latency", {"path": "a/b/c/foo"}),
     ("fs_create_delete", {"file_bytes": "10k", "fsync": "yes"}),
     ("file_read_bandwidth", {"file_bytes": "1M"}),
+    ("file_reread_bandwidth", {"file_bytes": "1M", "method": "read"}),
+    ("file_reread_bandwidth", {"file_bytes": "1M", "method": "mmap"}),
+    ("fs_latency", {"files": 20, "file_bytes": "1k"}),
+    ("disk_io", {"file_bytes": "1M", "pattern": "random", "op": "write"}),
+    ("disk_io", {"file_bytes": "1M", "direct": "no"}),
 ])
 def test_file_benchmarks_leave_nothing_behind(tmp_path, name, params):
     r = benchlib.run(name, {**params, "directory": str(tmp_path)}, profile="smoke")
@@ -67,5 +72,57 @@ def test_interrupt_cleans_up_the_directory(tmp_path):
     time.sleep(0.3)
     p.send_signal(signal.SIGINT)
     out, err = p.communicate(timeout=15)
+    assert p.returncode == 130 and "Traceback" not in err
+    assert os.listdir(tmp_path) == []
+
+
+def test_syscall_ops_for_completeness():
+    for op in ("read", "stat", "fstat", "write"):
+        r = benchlib.run("syscall", op=op, profile="smoke")
+        assert r.median > 0 and r.unit == "us"
+
+
+def test_reread_sums_every_word_of_the_file():
+    for method in ("read", "mmap"):
+        r = benchlib.run("file_reread_bandwidth", file_bytes="256k", block_bytes="64k",
+                         method=method, profile="smoke")
+        assert r.samples[0] == pytest.approx((256 << 10) / r.ns_per_iteration[0] * 1e3)
+
+
+def test_fs_latency_reports_both_halves():
+    r = benchlib.run("fs_latency", files=50, op="create", profile="smoke")
+    other = r.extras["delete_us_per_file"]
+    assert len(other) == r.n_samples == 5 and all(x > 0 for x in other)
+    assert r.clock_ghz is None and r.iterations_per_sample == 50
+
+
+def test_disk_io_refuses_memory_file_systems():
+    if not os.path.isdir("/dev/shm"):
+        pytest.skip("no /dev/shm")
+    with pytest.raises(BenchlibError, match="not a disk"):
+        benchlib.run("disk_io", directory="/dev/shm", profile="smoke")
+
+
+@pytest.mark.parametrize("params,message", [
+    ({"block_bytes": 1000}, "multiple of 512"),
+    ({"block_bytes": "2M", "file_bytes": "1M"}, "larger than file_bytes"),
+])
+def test_disk_io_bad_sizes(params, message):
+    with pytest.raises(BenchlibError, match=message):
+        benchlib.run("disk_io", params, profile="smoke")
+
+
+def test_fs_latency_interrupt_leaves_nothing(tmp_path):
+    p = subprocess.Popen([sys.executable, "-m", "benchlib.cli", "run", "fs_latency",
+                          "-p", f"directory={tmp_path}", "-p", "files=200000",
+                          "--profile", "smoke"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 20
+    while not os.listdir(tmp_path) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert os.listdir(tmp_path), "the benchmark never started"
+    time.sleep(0.5)
+    p.send_signal(signal.SIGINT)
+    out, err = p.communicate(timeout=60)
     assert p.returncode == 130 and "Traceback" not in err
     assert os.listdir(tmp_path) == []

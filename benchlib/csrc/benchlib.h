@@ -69,7 +69,8 @@ double bl_tsc_ticks_per_ns(void);   /* measured against CLOCK_MONOTONIC; 0 if no
 int bl_online_cpus(void);
 
 /* syscall.c: kernel entry and exit.  op: 0 = getpid via syscall(2),
- * 1 = write one byte to /dev/null, 2 = getppid via syscall(2). */
+ * 1 = write one byte to /dev/null, 2 = getppid via syscall(2), 3 = read
+ * one byte from /dev/zero, 4 = stat("/dev/null"), 5 = fstat of an open fd. */
 int bl_syscall_latency(int op, const bl_opts *o, double *ns, double *ticks, bl_info *info);
 
 /* ipc.c: one-byte round trip between this process and a forked child
@@ -102,6 +103,24 @@ int bl_create_delete(const char *directory, size_t file_bytes, int sync, const b
                      double *ns, double *ticks, bl_info *info);
 int bl_file_read(const char *directory, size_t file_bytes, size_t block_bytes, const bl_opts *o,
                  double *ns, double *ticks, bl_info *info);
+
+/* fs.c: reread a cached file of file_bytes and sum it, by read() in
+ * block_bytes calls into one buffer (use_mmap 0) or through a fresh
+ * mmap() per pass (1).  One iteration is one pass over the file. */
+int bl_file_reread(const char *directory, size_t file_bytes, size_t block_bytes, int use_mmap,
+                   const bl_opts *o, double *ns, double *ticks, bl_info *info);
+
+/* fs.c: create n_files files of file_bytes in one directory, then delete
+ * them; `batches` times.  create_ns[b], delete_ns[b]: ns per file. */
+int bl_fs_latency(const char *directory, size_t file_bytes, int n_files, int batches,
+                  double *create_ns, double *delete_ns, bl_info *info);
+
+/* fs.c: block_bytes reads (write 0) or writes (1) at sequential (random 0)
+ * or random block-aligned offsets of a file_bytes file, with O_DIRECT when
+ * direct is 1 (a clear BL_EINVAL where the file system refuses it).  One
+ * iteration is one transfer. */
+int bl_disk_io(const char *directory, size_t file_bytes, size_t block_bytes, int write, int random,
+               int direct, const bl_opts *o, double *ns, double *ticks, bl_info *info);
 
 /* andrew.c: the Modified Andrew Benchmark on `tree` (which holds FILES and
  * BUILD lists), `runs` times, in a private directory inside `directory`.

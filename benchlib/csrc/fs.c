@@ -253,3 +253,291 @@ int bl_file_read(const char *directory, size_t file_bytes, size_t block_bytes, c
     workdir_close(&w, names, 1);
     return rc;
 }
+
+/* ---------- rereading a cached file: read() + sum against mmap() + sum ---------- */
+
+#include <sys/mman.h>
+#include <time.h>
+
+/* Sum 64-bit words, four independent chains so the adds are not the limit. */
+static uint64_t sum_words(const uint64_t *p, size_t words)
+{
+    uint64_t a = 0, b = 0, c = 0, d = 0;
+    size_t i = 0;
+    for (; i + 4 <= words; i += 4) {
+        a += p[i];
+        b += p[i + 1];
+        c += p[i + 2];
+        d += p[i + 3];
+    }
+    for (; i < words; i++)
+        a += p[i];
+    return a + b + c + d;
+}
+
+typedef struct {
+    int fd;
+    size_t bytes, block;
+    uint64_t *buf;
+    uint64_t sum;
+} reread_ctx;
+
+static int reread_read_body(void *ctx, int64_t iters)
+{
+    reread_ctx *c = ctx;
+    for (int64_t i = 0; i < iters; i++) {
+        if (lseek(c->fd, 0, SEEK_SET) != 0)
+            return bl_sys_error("lseek");
+        for (;;) {
+            ssize_t n = read(c->fd, c->buf, c->block);
+            if (n == 0)
+                break;
+            if (n < 0) {
+                if (errno == EINTR && !bl_interrupted())
+                    continue;
+                return errno == EINTR ? BL_EINTR : bl_sys_error("read");
+            }
+            c->sum += sum_words(c->buf, (size_t)n / 8);
+        }
+    }
+    BL_KEEP(c->sum);
+    return BL_OK;
+}
+
+/* A fresh mapping every pass: the page-table set-up and the minor faults
+ * are what reading a file through mmap costs, besides the memory reads. */
+static int reread_mmap_body(void *ctx, int64_t iters)
+{
+    reread_ctx *c = ctx;
+    for (int64_t i = 0; i < iters; i++) {
+        void *p = mmap(NULL, c->bytes, PROT_READ, MAP_SHARED, c->fd, 0);
+        if (p == MAP_FAILED)
+            return bl_sys_error("mmap");
+        c->sum += sum_words(p, c->bytes / 8);
+        munmap(p, c->bytes);
+    }
+    BL_KEEP(c->sum);
+    return BL_OK;
+}
+
+int bl_file_reread(const char *directory, size_t file_bytes, size_t block_bytes, int use_mmap,
+                   const bl_opts *o, double *ns, double *ticks, bl_info *info)
+{
+    static const char *const names[] = {"data"};
+    if (block_bytes < 8 || block_bytes % 8 || file_bytes < block_bytes || file_bytes % 8) {
+        bl_set_error("need 8 <= block_bytes <= file_bytes, both multiples of 8");
+        return BL_EINVAL;
+    }
+    workdir w;
+    int rc = workdir_open(&w, directory);
+    if (rc != BL_OK)
+        return rc;
+    rc = make_file(w.dirfd, "data", file_bytes);
+    reread_ctx c = {-1, file_bytes, block_bytes, NULL, 0};
+    if (rc == BL_OK && posix_memalign((void **)&c.buf, 4096, block_bytes) != 0)
+        rc = BL_ENOMEM;
+    if (rc == BL_OK) {
+        c.fd = openat(w.dirfd, "data", O_RDONLY | O_CLOEXEC);
+        if (c.fd < 0)
+            rc = bl_sys_error("open");
+    }
+    if (rc == BL_OK) {
+        info->helper_cpu = -1;
+        rc = bl_measure(use_mmap ? reread_mmap_body : reread_read_body, NULL, &c, o, ns, ticks,
+                        info);
+    }
+    if (c.fd >= 0)
+        close(c.fd);
+    free(c.buf);
+    workdir_close(&w, names, 1);
+    return rc;
+}
+
+/* ---------- file-system latency: create n files, then delete them ---------- */
+
+static double fs_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+static void unlink_batch(int dirfd, int n)
+{
+    char name[32];
+    for (int k = 0; k < n; k++) {
+        snprintf(name, sizeof name, "f%06d", k);
+        unlinkat(dirfd, name, 0);
+    }
+}
+
+int bl_fs_latency(const char *directory, size_t file_bytes, int n_files, int batches,
+                  double *create_ns, double *delete_ns, bl_info *info)
+{
+    static const char *const none[] = {NULL};
+    if (n_files < 1 || n_files > 1000000 || batches < 1) {
+        bl_set_error("n_files must be between 1 and 1,000,000 and batches at least 1");
+        return BL_EINVAL;
+    }
+    workdir w;
+    int rc = workdir_open(&w, directory);
+    if (rc != BL_OK)
+        return rc;
+    char *buf = malloc(file_bytes ? file_bytes : 1);
+    if (!buf) {
+        workdir_close(&w, none, 0);
+        return BL_ENOMEM;
+    }
+    memset(buf, 'x', file_bytes);
+    bl_guard_begin();
+    info->helper_cpu = -1;
+    info->iterations = n_files;
+    info->clock_resolution_ns = bl_clock_resolution_ns();
+    info->n_samples = 0;
+    char name[32];
+    int made = 0;
+    for (int b = 0; b < batches && rc == BL_OK; b++) {
+        double t0 = fs_now_ns();
+        for (made = 0; made < n_files; made++) {
+            if (bl_interrupted()) {
+                rc = BL_EINTR;
+                break;
+            }
+            snprintf(name, sizeof name, "f%06d", made);
+            int fd = openat(w.dirfd, name, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0600);
+            if (fd < 0) {
+                rc = bl_sys_error("create");
+                break;
+            }
+            rc = write_all(fd, buf, file_bytes);
+            close(fd);
+            if (rc != BL_OK) {
+                made++;
+                break;
+            }
+        }
+        double t1 = fs_now_ns();
+        if (rc != BL_OK)
+            break;
+        for (int k = 0; k < n_files; k++) {
+            snprintf(name, sizeof name, "f%06d", k);
+            if (unlinkat(w.dirfd, name, 0) != 0) {
+                rc = bl_sys_error("unlink");
+                break;
+            }
+        }
+        double t2 = fs_now_ns();
+        made = 0;
+        if (rc != BL_OK)
+            break;
+        create_ns[b] = (t1 - t0) / n_files;
+        delete_ns[b] = (t2 - t1) / n_files;
+        info->n_samples = b + 1;
+    }
+    unlink_batch(w.dirfd, made > 0 ? made : (rc == BL_OK ? 0 : n_files));
+    bl_guard_end();
+    free(buf);
+    workdir_close(&w, none, 0);
+    return rc;
+}
+
+/* ---------- disk: O_DIRECT reads and writes, sequential or random ---------- */
+
+typedef struct {
+    int fd;
+    size_t file_bytes, block;
+    int write, random;
+    char *buf;
+    off_t next;
+    uint64_t rng;
+} disk_ctx;
+
+static int disk_body(void *ctx, int64_t iters)
+{
+    disk_ctx *c = ctx;
+    uint64_t blocks = c->file_bytes / c->block;
+    for (int64_t i = 0; i < iters; i++) {
+        off_t off;
+        if (c->random) {
+            c->rng ^= c->rng << 13;  /* xorshift64 */
+            c->rng ^= c->rng >> 7;
+            c->rng ^= c->rng << 17;
+            off = (off_t)((c->rng % blocks) * c->block);
+        } else {
+            off = c->next;
+            c->next = (off_t)((c->next + (off_t)c->block) % (off_t)(blocks * c->block));
+        }
+        ssize_t n = c->write ? pwrite(c->fd, c->buf, c->block, off)
+                             : pread(c->fd, c->buf, c->block, off);
+        if (n != (ssize_t)c->block) {
+            if (n < 0 && errno == EINTR) {
+                if (bl_interrupted())
+                    return BL_EINTR;
+                i--;
+                continue;
+            }
+            return n < 0 ? bl_sys_error(c->write ? "pwrite" : "pread")
+                         : (bl_set_error("short transfer"), BL_ESYS);
+        }
+    }
+    return BL_OK;
+}
+
+int bl_disk_io(const char *directory, size_t file_bytes, size_t block_bytes, int write, int random,
+               int direct, const bl_opts *o, double *ns, double *ticks, bl_info *info)
+{
+    static const char *const names[] = {"disk"};
+    if (block_bytes < 512 || block_bytes % 512 || file_bytes < block_bytes) {
+        bl_set_error("block_bytes must be a multiple of 512 and at most file_bytes");
+        return BL_EINVAL;
+    }
+    workdir w;
+    int rc = workdir_open(&w, directory);
+    if (rc != BL_OK)
+        return rc;
+    disk_ctx c = {-1, file_bytes, block_bytes, write, random, NULL, 0, 0x9E3779B97F4A7C15ull};
+    rc = make_file(w.dirfd, "disk", file_bytes);
+    if (rc == BL_OK) {
+        /* the file's blocks are on the device before any O_DIRECT read */
+        int fd = openat(w.dirfd, "disk", O_RDONLY | O_CLOEXEC);
+        if (fd < 0 || fsync(fd) != 0)
+            rc = bl_sys_error("fsync the test file");
+        if (fd >= 0)
+            close(fd);
+    }
+    if (rc == BL_OK && posix_memalign((void **)&c.buf, 4096, block_bytes) != 0)
+        rc = BL_ENOMEM;
+    if (rc == BL_OK) {
+        memset(c.buf, 'y', block_bytes);
+        c.fd = openat(w.dirfd, "disk", (write ? O_WRONLY : O_RDONLY) | O_CLOEXEC |
+                                           (direct ? O_DIRECT : 0));
+        if (c.fd < 0) {
+            if (direct && errno == EINVAL) {
+                bl_set_error("the file system under %s does not support O_DIRECT (tmpfs, for "
+                             "one, has no disk); choose a directory on a disk-backed file system",
+                             directory);
+                rc = BL_EINVAL;
+            } else {
+                rc = bl_sys_error("open the test file");
+            }
+        }
+    }
+    if (rc == BL_OK && direct) {
+        /* some file systems accept O_DIRECT at open and refuse the I/O */
+        ssize_t n = pread(c.fd, c.buf, block_bytes, 0);
+        if (n < 0 && errno == EINVAL) {
+            bl_set_error("O_DIRECT I/O of %zu bytes was refused under %s (the device's block "
+                         "size may be larger)", block_bytes, directory);
+            rc = BL_EINVAL;
+        }
+    }
+    if (rc == BL_OK) {
+        info->helper_cpu = -1;
+        rc = bl_measure(disk_body, NULL, &c, o, ns, ticks, info);
+    }
+    if (c.fd >= 0)
+        close(c.fd);
+    free(c.buf);
+    workdir_close(&w, names, 1);
+    return rc;
+}

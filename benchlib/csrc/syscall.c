@@ -9,10 +9,12 @@
 #include "benchlib.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
-enum { OP_GETPID = 0, OP_WRITE_DEVNULL = 1, OP_GETPPID = 2 };
+enum { OP_GETPID = 0, OP_WRITE_DEVNULL = 1, OP_GETPPID = 2, OP_READ_DEVZERO = 3, OP_STAT = 4,
+       OP_FSTAT = 5 };
 
 typedef struct {
     int fd;
@@ -51,6 +53,43 @@ static int write_body(void *ctx, int64_t iters)
     return BL_OK;
 }
 
+static int read_body(void *ctx, int64_t iters)
+{
+    int fd = ((syscall_ctx *)ctx)->fd;
+    char c;
+    for (int64_t i = 0; i < iters; i++) {
+        if (read(fd, &c, 1) != 1)
+            return bl_sys_error("read from /dev/zero");
+        BL_KEEP(c);
+    }
+    return BL_OK;
+}
+
+/* stat of a two-component path: the name lookup is part of the cost */
+static int stat_body(void *ctx, int64_t iters)
+{
+    (void)ctx;
+    struct stat st;
+    for (int64_t i = 0; i < iters; i++) {
+        if (stat("/dev/null", &st) != 0)
+            return bl_sys_error("stat /dev/null");
+        BL_CLOBBER();
+    }
+    return BL_OK;
+}
+
+static int fstat_body(void *ctx, int64_t iters)
+{
+    int fd = ((syscall_ctx *)ctx)->fd;
+    struct stat st;
+    for (int64_t i = 0; i < iters; i++) {
+        if (fstat(fd, &st) != 0)
+            return bl_sys_error("fstat");
+        BL_CLOBBER();
+    }
+    return BL_OK;
+}
+
 /* The loop with the call taken out, for subtract_overhead. */
 static int empty_body(void *ctx, int64_t iters)
 {
@@ -76,6 +115,21 @@ int bl_syscall_latency(int op, const bl_opts *o, double *ns, double *ticks, bl_i
         if (c.fd < 0)
             return bl_sys_error("open /dev/null");
         body = write_body;
+        break;
+    case OP_READ_DEVZERO:
+        c.fd = open("/dev/zero", O_RDONLY | O_CLOEXEC);
+        if (c.fd < 0)
+            return bl_sys_error("open /dev/zero");
+        body = read_body;
+        break;
+    case OP_STAT:
+        body = stat_body;
+        break;
+    case OP_FSTAT:
+        c.fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+        if (c.fd < 0)
+            return bl_sys_error("open /dev/null");
+        body = fstat_body;
         break;
     default:
         bl_set_error("unknown syscall op %d", op);
