@@ -514,9 +514,9 @@ register(Benchmark(
     params=(Param("transport", "choice", "pipe", "pipe, unix (AF_UNIX SOCK_STREAM) or tcp "
                   "(127.0.0.1)", choices=("pipe", "unix", "tcp")),
             Param("transfer_bytes", "size", 64 << 10, "bytes per write() and read() (the "
-                  "paper: 64k)", min=MIN_TRANSFER, max=MAX_TRANSFER),
+                  "paper: 64k); 4k to 16M", min=MIN_TRANSFER, max=MAX_TRANSFER),
             Param("buffer_bytes", "size", 0, "SO_SNDBUF and SO_RCVBUF for sockets, "
-                  "F_SETPIPE_SZ for a pipe; 0 keeps the system default",
+                  "F_SETPIPE_SZ for a pipe; 0 keeps the system default, else 4k to 256M",
                   min=0, max=MAX_NET_BUFFER),
             PLACEMENT, PINNED_CPU),
     measure=_measure_ipc_bandwidth,
