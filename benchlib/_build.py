@@ -11,7 +11,7 @@ from cffi import FFI
 
 HERE = Path(__file__).resolve().parent
 CSRC = HERE / "csrc"
-SOURCES = ["timing.c", "cpu.c", "syscall.c", "ipc.c", "memory.c", "fs.c", "andrew.c"]
+SOURCES = ["timing.c", "cpu.c", "syscall.c", "ipc.c", "memory.c", "fs.c", "andrew.c", "net.c"]
 # -O2 and no -march=native: the numbers should come from the code a user of
 # a distribution's compiler gets, and be comparable between machines.
 CFLAGS = ["-O2", "-std=gnu11", "-Wall", "-Wextra", "-Wno-unused-parameter"]
@@ -30,19 +30,43 @@ def _cdef() -> str:
     return m.group(1)
 
 
+def _tirpc() -> tuple[list[str], list[str], list[tuple[str, str]]]:
+    """(include dirs, libraries, macros) for Sun RPC through libtirpc, found
+    by pkg-config or by its header; all empty when it is not installed
+    (rpc_latency then reports how to get it)."""
+    import shutil
+    import subprocess
+
+    if shutil.which("pkg-config"):
+        try:
+            if subprocess.run(["pkg-config", "--exists", "libtirpc"]).returncode == 0:
+                flags = subprocess.run(["pkg-config", "--cflags", "--libs", "libtirpc"],
+                                       capture_output=True, text=True, check=True).stdout.split()
+                incs = [f[2:] for f in flags if f.startswith("-I")]
+                libs = [f[2:] for f in flags if f.startswith("-l")] or ["tirpc"]
+                return incs or ["/usr/include/tirpc"], libs, [("BL_HAVE_TIRPC", "1")]
+        except (OSError, subprocess.CalledProcessError):
+            pass
+    if Path("/usr/include/tirpc/rpc/rpc.h").exists():
+        return ["/usr/include/tirpc"], ["tirpc"], [("BL_HAVE_TIRPC", "1")]
+    return [], [], []
+
+
+TIRPC_INCLUDES, TIRPC_LIBS, TIRPC_MACROS = _tirpc()
+
 ffibuilder = FFI()
 ffibuilder.cdef(_cdef())
 ffibuilder.set_source(
     "benchlib._cbench",
     '#include "benchlib.h"',
     sources=[str((CSRC / s).relative_to(HERE.parent)) for s in SOURCES],
-    include_dirs=[str(CSRC.relative_to(HERE.parent))],
+    include_dirs=[str(CSRC.relative_to(HERE.parent))] + TIRPC_INCLUDES,
     extra_compile_args=CFLAGS,
     define_macros=[
         ("BL_CFLAGS", '"%s"' % " ".join(CFLAGS)),
         ("BL_PACKAGE_VERSION", '"%s"' % _package_version()),
-    ],
-    libraries=["m"],
+    ] + TIRPC_MACROS,
+    libraries=["m"] + TIRPC_LIBS,
 )
 
 if __name__ == "__main__":

@@ -170,6 +170,45 @@ int bl_integer_speed(const bl_opts *o, double *ns, double *ticks, bl_info *info)
 int bl_count_instructions(int64_t *per_repetition, int64_t *fixed);
 uint64_t bl_integer_checksum(int64_t reps);
 
+/* net.c: IPC and networking between this process and a forked helper
+ * ("bl-net-echo"), all on loopback 127.0.0.1.  transport is one of the
+ * BL_NET_* values (each function says which it accepts). */
+enum {
+    BL_NET_PIPE = 0,
+    BL_NET_UNIX = 1,    /* AF_UNIX SOCK_STREAM socketpair */
+    BL_NET_TCP = 2,
+    BL_NET_UDP = 3
+};
+
+/* ipc_latency: a 4-byte word sent to the helper and echoed back over unix,
+ * tcp (TCP_NODELAY) or udp.  One iteration is one round trip.  o->cpu pins
+ * this process, o->helper_cpu the helper. */
+int bl_ipc_latency(int transport, const bl_opts *o, double *ns, double *ticks, bl_info *info);
+
+/* tcp_connect_latency: connect() to the helper's loopback listener, the
+ * helper accepts and closes (abortively: no TIME_WAIT anywhere), we see
+ * the close and close.  One iteration is one connection.  *port: the
+ * listener's port, to check afterwards that nothing was left on it. */
+int bl_tcp_connect_latency(const bl_opts *o, int *port, double *ns, double *ticks,
+                           bl_info *info);
+
+/* rpc_latency: a Sun RPC call (libtirpc) of a procedure that returns its
+ * int argument, over tcp or udp, to a server in the helper that is not
+ * registered with rpcbind.  bl_have_rpc: 1 if built with libtirpc (else
+ * bl_rpc_latency fails with BL_EINVAL and says so). */
+int bl_have_rpc(void);
+int bl_rpc_latency(int transport, const bl_opts *o, double *ns, double *ticks, bl_info *info);
+
+/* ipc_bandwidth: this process writes transfer_bytes per call over pipe,
+ * unix or tcp to the helper, which reads and discards; each sample ends
+ * when the helper has acknowledged every byte.  buffer_bytes > 0 sets
+ * SO_SNDBUF and SO_RCVBUF on both sockets (F_SETPIPE_SZ for a pipe); the
+ * sizes actually obtained are returned in *send_buffer (our socket) and
+ * *receive_buffer (the helper's).  One iteration is one transfer. */
+int bl_ipc_bandwidth(int transport, size_t transfer_bytes, int buffer_bytes, const bl_opts *o,
+                     int *send_buffer, int *receive_buffer, double *ns, double *ticks,
+                     bl_info *info);
+
 /* Testing aid: a body that sleeps so the interrupt path can be exercised. */
 int bl_sleep_loop(double sleep_us, const bl_opts *o, double *ns, double *ticks, bl_info *info);
 

@@ -1,0 +1,182 @@
+"""IPC and network benchmarks (net.c): structure, errors, clean-up.  No
+timing thresholds: the machine is shared."""
+import ctypes
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+import benchlib
+from benchlib.benchmarks import RPC_MISSING, have_rpc
+from benchlib.errors import BenchlibError
+
+HELPER = "bl-net-echo"
+
+
+def _children_of(pid):
+    kids = []
+    for d in os.listdir("/proc"):
+        if d.isdigit():
+            try:
+                stat = open(f"/proc/{d}/stat").read()
+            except OSError:
+                continue
+            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+                kids.append(int(d))
+    return kids
+
+
+def _comm(pid):
+    try:
+        return open(f"/proc/{pid}/comm").read().strip()
+    except OSError:
+        return ""
+
+
+def _helpers_of(pid):
+    return [k for k in _children_of(pid) if _comm(k) == HELPER]
+
+
+def _fds():
+    return sorted(os.listdir("/proc/self/fd"))
+
+
+needs_rpc = pytest.mark.skipif(not have_rpc(), reason=RPC_MISSING)
+
+
+@pytest.mark.parametrize("transport", ["unix", "tcp", "udp", "pipe"])
+def test_ipc_latency_each_transport(transport):
+    before = _fds()
+    r = benchlib.run("ipc_latency", transport=transport, profile="smoke")
+    assert r.unit == "us" and r.samples and all(s > 0 for s in r.samples)
+    assert r.params["transport"] == transport and r.extras["transport"] == transport
+    assert _fds() == before and _helpers_of(os.getpid()) == []
+
+
+def test_ipc_latency_placements(two_cpus):
+    r = benchlib.run("ipc_latency", transport="unix", placement="different_cpus",
+                     profile="smoke")
+    assert r.median > 0
+
+
+def test_tcp_connect_leaves_no_time_wait():
+    before = _fds()
+    r = benchlib.run("tcp_connect_latency", profile="smoke")
+    assert r.unit == "us" and all(s > 0 for s in r.samples)
+    assert r.extras["listener_port"] > 0
+    assert r.extras["time_wait_left"] == 0
+    assert _fds() == before and _helpers_of(os.getpid()) == []
+
+
+@needs_rpc
+@pytest.mark.parametrize("transport", ["tcp", "udp"])
+def test_rpc_latency(transport):
+    before = _fds()
+    r = benchlib.run("rpc_latency", transport=transport, profile="smoke")
+    assert r.unit == "us" and all(s > 0 for s in r.samples)
+    assert r.extras["rpc_library"] == "libtirpc"
+    assert _fds() == before and _helpers_of(os.getpid()) == []
+
+
+def test_rpc_without_library_is_a_clear_error(monkeypatch):
+    import benchlib.benchmarks as bm
+    monkeypatch.setattr(bm, "have_rpc", lambda: False)
+    with pytest.raises(BenchlibError, match="built without libtirpc"):
+        benchlib.run("rpc_latency", profile="smoke")
+
+
+@pytest.mark.parametrize("transport", ["pipe", "unix", "tcp"])
+def test_ipc_bandwidth_reports_buffers(transport):
+    before = _fds()
+    r = benchlib.run("ipc_bandwidth", transport=transport, transfer_bytes="64k",
+                     profile="smoke")
+    assert r.unit == "MB/s" and all(s > 0 for s in r.samples)
+    assert r.extras["send_buffer_bytes"] > 0 and r.extras["receive_buffer_bytes"] > 0
+    # MB/s is transfer_bytes per iteration, MB = 10^6 bytes
+    assert r.samples[0] == pytest.approx(65536 / r.ns_per_iteration[0] * 1e3)
+    assert _fds() == before and _helpers_of(os.getpid()) == []
+
+
+@pytest.mark.parametrize("transport", ["unix", "tcp", "pipe"])
+def test_ipc_bandwidth_buffer_request_is_applied(transport):
+    small = benchlib.run("ipc_bandwidth", transport=transport, buffer_bytes="16k",
+                         transfer_bytes="16k", profile="smoke")
+    big = benchlib.run("ipc_bandwidth", transport=transport, buffer_bytes="256k",
+                       transfer_bytes="16k", profile="smoke")
+    # Linux doubles socket requests and rounds pipes to pages: compare, not equate
+    assert small.extras["send_buffer_bytes"] < big.extras["send_buffer_bytes"]
+    assert big.extras["send_buffer_bytes"] >= 256 << 10
+
+
+@pytest.mark.parametrize("name,params,message", [
+    ("ipc_latency", {"transport": "carrier_pigeon"}, "must be one of unix, tcp, udp, pipe"),
+    ("rpc_latency", {"transport": "unix"}, "must be one of tcp, udp"),
+    ("ipc_bandwidth", {"transport": "udp"}, "must be one of pipe, unix, tcp"),
+    ("ipc_bandwidth", {"transfer_bytes": "1k"}, ">= 4096"),
+    ("ipc_bandwidth", {"transfer_bytes": "32M"}, "transfer_bytes must be <="),
+    ("ipc_bandwidth", {"buffer_bytes": "1G"}, "buffer_bytes must be <="),
+    ("ipc_bandwidth", {"buffer_bytes": "100"}, "at least 4k"),
+    ("ipc_bandwidth", {"buffer_bytes": "-1"}, ">= 0"),
+    ("ipc_latency", {"placement": "unpinned", "cpu": 0}, "cannot be set"),
+    ("tcp_connect_latency", {"cpu": 4000}, "not available"),
+])
+def test_bad_parameters(name, params, message):
+    with pytest.raises(BenchlibError, match=message):
+        benchlib.run(name, params, profile="smoke")
+
+
+def test_pipe_buffer_beyond_the_limit_is_a_clear_error():
+    if os.geteuid() == 0:
+        pytest.skip("root may exceed pipe-max-size")
+    limit = int(open("/proc/sys/fs/pipe-max-size").read())
+    with pytest.raises(BenchlibError, match="pipe-max-size"):
+        benchlib.run("ipc_bandwidth", transport="pipe", buffer_bytes=4 * limit,
+                     profile="smoke")
+
+
+@pytest.mark.parametrize("name,params", [
+    ("ipc_latency", ["transport=tcp"]),
+    ("tcp_connect_latency", []),
+    ("rpc_latency", ["transport=tcp"]),
+    ("ipc_bandwidth", ["transport=tcp"]),
+])
+def test_interrupt_leaves_no_helper(name, params):
+    """Ctrl-C a second into a run: exit 130 and no helper left.  We become a
+    subreaper so that an orphaned helper would be ours to see.  (The quick
+    profile is over in well under a second, so the run asks for more samples
+    than the full profile's 20 s cap allows; SIGINT ends it.)"""
+    if name == "rpc_latency" and not have_rpc():
+        pytest.skip(RPC_MISSING)
+    libc = ctypes.CDLL(None, use_errno=True)
+    PR_SET_CHILD_SUBREAPER = 36
+    assert libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
+    try:
+        args = [x for kv in params for x in ("-p", kv)]
+        p = subprocess.Popen([sys.executable, "-m", "benchlib.cli", "run", name, *args,
+                              "--profile", "full", "--samples", "100000"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and not _helpers_of(p.pid):
+            if p.poll() is not None:
+                pytest.fail(f"the run ended before the helper was seen: {p.stderr.read()}")
+            time.sleep(0.02)
+        assert _helpers_of(p.pid), "the helper never started"
+        time.sleep(1.0)
+        p.send_signal(signal.SIGINT)
+        out, err = p.communicate(timeout=20)
+        assert p.returncode == 130, err
+        assert "Traceback" not in err
+        time.sleep(0.2)
+        leftover = _children_of(os.getpid())
+        for k in leftover:  # reap before failing so nothing lingers
+            try:
+                os.kill(k, signal.SIGKILL)
+                os.waitpid(k, 0)
+            except OSError:
+                pass
+        assert leftover == []
+    finally:
+        libc.prctl(PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0)
