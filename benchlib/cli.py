@@ -53,7 +53,9 @@ def cmd_list(args) -> int:
             if p.choices:
                 allowed = f" one of {{{', '.join(p.choices)}}}"
             elif p.min is not None or p.max is not None:
-                allowed = f" in [{p.min:g}, {p.max:g}]"
+                lo = "" if p.min is None else f"{p.min:g}"
+                hi = "" if p.max is None else f"{p.max:g}"
+                allowed = f" in [{lo or '-inf'}, {hi or 'inf'}]"
             print(f"    {p.name}={p.default!s:<10} {p.kind}{allowed}: {p.help}")
     return 0
 
