@@ -5,7 +5,11 @@ timing core in C does the rest."""
 from __future__ import annotations
 
 import functools
+import hashlib
 import os
+import shlex
+import shutil
+import subprocess
 
 from .errors import BenchlibError
 import tempfile
@@ -358,6 +362,159 @@ register(Benchmark(
         p["pipes"], p["full"] == "yes", o, ns, tk, info),
     to_unit=_us,
     check=lambda p: _check_cpu(p["cpu"]),
+))
+
+
+# ---------------------------------------------------------------- signals
+
+_SIGNAL_OPS = {"install": 0, "deliver": 1}
+
+register(Benchmark(
+    name="signal_latency",
+    description="Signal handling: install a SIGUSR1 handler with sigaction, or send SIGUSR1 to "
+                "this process and run its handler (no context switch)",
+    unit="us",
+    counts="op=install: one sigaction call; op=deliver: one signal sent (tgkill to this thread) "
+           "and its handler run, checked by the handler's counter",
+    params=(Param("op", "choice", "install", "install: sigaction; deliver: send and handle",
+                  choices=tuple(_SIGNAL_OPS)), CPU),
+    measure=lambda p, o, ns, tk, info: _lib().bl_signal_latency(
+        _SIGNAL_OPS[p["op"]], o, ns, tk, info),
+    to_unit=_us,
+    check=lambda p: _check_cpu(p["cpu"]),
+))
+
+
+# ---------------------------------------------------------------- process creation
+
+TINY_SOURCE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "csrc", "tiny_exit.c")
+
+
+def _cache_dir() -> str:
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "benchlib")
+
+
+def tiny_program() -> str:
+    """Absolute path of the tiny program process_creation execs (it exits at
+    once with status 0).  Compiled on first use from csrc/tiny_exit.c with
+    $CC or cc into a per-user cache directory, named by a hash of the source
+    and the compiler command, so a changed source or compiler builds anew."""
+    cc = shlex.split(os.environ.get("CC", "")) or ["cc"]
+    if shutil.which(cc[0]) is None:
+        raise BenchlibError(
+            f"process_creation needs a C compiler to build its tiny program, but "
+            f"{cc[0]!r} was not found (install gcc or set CC)")
+    with open(TINY_SOURCE, "rb") as f:
+        source = f.read()
+    key = hashlib.sha256(source + b"\0" + " ".join(cc).encode()).hexdigest()[:16]
+    directory = _cache_dir()
+    target = os.path.join(directory, f"bl-tiny-exit-{key}")
+    if os.access(target, os.X_OK):
+        return target
+    try:
+        os.makedirs(directory, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=".bl-tiny-exit-", dir=directory)
+        os.close(fd)
+    except OSError as e:
+        raise BenchlibError(f"cannot write the tiny program into {directory}: {e}") from None
+    try:
+        r = subprocess.run([*cc, "-O2", "-o", tmp, TINY_SOURCE], capture_output=True, text=True)
+        if r.returncode != 0:
+            raise BenchlibError(f"{' '.join(cc)} could not compile {TINY_SOURCE}:\n{r.stderr}")
+        os.chmod(tmp, 0o755)
+        os.replace(tmp, target)  # atomic: a concurrent run sees all or nothing
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+    return target
+
+
+_PROCESS_OPS = {"fork_exit": 0, "fork_exec_exit": 1, "fork_sh_exit": 2}
+
+
+def _parent_size() -> dict:
+    """The forking process's size: fork copies its page tables and exit tears
+    the copy down, so a large parent (this interpreter, with numpy and
+    pandas) makes every fork dearer than the paper's small C program's."""
+    out = {}
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    out["parent_rss_kb"] = int(line.split()[1])
+        with open("/proc/self/maps") as f:
+            out["parent_mappings"] = sum(1 for _ in f)
+    except OSError:
+        pass
+    return out
+
+
+def _measure_process(p, o, ns, tk, info):
+    program = tiny_program() if p["op"] != "fork_exit" else ""
+    extras = {**_parent_size(), **({"program": program} if program else {})}
+    rc = _lib().bl_process_creation(_PROCESS_OPS[p["op"]], os.fsencode(program), o, ns, tk, info)
+    return rc, extras
+
+
+register(Benchmark(
+    name="process_creation",
+    description="Create a process and wait for it: fork and exit, fork and exec a tiny program, "
+                "or fork and exec /bin/sh -c to find and run it",
+    unit="ms",
+    counts="one whole process, from fork to the parent's waitpid; the tiny program exits at once; "
+           "fork_sh_exit gives the shell the program's bare name, its directory last in PATH; "
+           "the parent is this Python process, whose size (extras parent_rss_kb, "
+           "parent_mappings) fork and exit pay for",
+    params=(Param("op", "choice", "fork_exit",
+                  "fork_exit: the child _exits; fork_exec_exit: it execs the tiny program; "
+                  "fork_sh_exit: it execs /bin/sh -c <tiny program>",
+                  choices=tuple(_PROCESS_OPS)), CPU),
+    measure=_measure_process,
+    to_unit=lambda ns, p: ns / 1e6,
+    check=lambda p: _check_cpu(p["cpu"]),
+))
+
+
+# ---------------------------------------------------------------- context switch
+
+def _check_ring(p: dict) -> None:
+    _check_cpu(p["cpu"])
+    if p["placement"] == "unpinned" and p["cpu"] >= 0:
+        raise BenchlibError("cpu cannot be set with placement=unpinned; "
+                            "use placement=same_cpu to pin")
+
+
+def _measure_ring(p, o, ns, tk, info):
+    n = p["processes"]
+    cpu = -1 if p["placement"] == "unpinned" else _pinned_cpu(p)
+    o.cpu, o.helper_cpu = cpu, cpu
+    o.subtract_overhead = 1
+    rc = _lib().bl_context_switch(n, p["process_kb"] * 1024, o, ns, tk, info)
+    return rc, {"overhead_us": info.overhead_ns / n / 1e3, "hops_per_iteration": n}
+
+
+register(Benchmark(
+    name="context_switch",
+    description="A ring of processes connected by pipes passes a one-word token; each sums a "
+                "private array of process_kb between receiving and passing it on",
+    unit="us",
+    counts="one hop (one context switch when the ring shares a CPU), after subtracting the "
+           "same pipe write, read and array sum done by one process alone "
+           "(extras.overhead_us, per hop, hot caches)",
+    params=(Param("processes", "int", 2, "processes in the ring, this one included",
+                  min=2, max=64),
+            Param("process_kb", "int", 0, "kbytes (2^10) of private array each process sums "
+                  "per hop: its cache footprint", min=0, max=16384),
+            Param("placement", "choice", "same_cpu",
+                  "same_cpu: every process pinned to one CPU (the paper's uniprocessor); "
+                  "unpinned: scheduler's choice", choices=("same_cpu", "unpinned")),
+            Param("cpu", "int", -1, "CPU of the ring with placement=same_cpu; -1 takes the "
+                  "first allowed CPU", min=-1, max=4095)),
+    measure=_measure_ring,
+    to_unit=lambda ns, p: ns / p["processes"] / 1e3,
+    check=_check_ring,
+    memory_bytes=lambda p: p["processes"] * p["process_kb"] * 1024,
 ))
 
 
