@@ -9,9 +9,10 @@ import hashlib
 import os
 import shlex
 import shutil
+import signal
 import subprocess
 
-from .errors import BenchlibError
+from .errors import BenchlibError, MeasurementError
 import tempfile
 
 from .registry import Benchmark, Param, filesystem_of, register
@@ -395,39 +396,61 @@ def _cache_dir() -> str:
     return os.path.join(base, "benchlib")
 
 
-def tiny_program() -> str:
-    """Absolute path of the tiny program process_creation execs (it exits at
-    once with status 0).  Compiled on first use from csrc/tiny_exit.c with
-    $CC or cc into a per-user cache directory, named by a hash of the source
-    and the compiler command, so a changed source or compiler builds anew."""
+CSRC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "csrc")
+
+
+def _cached_build(stem: str, sources: list[str], flags: list[str]) -> str:
+    """Compile C sources from csrc/ with $CC or cc into a per-user cache
+    directory, once: the executable is named by a hash of the sources, the
+    flags and the compiler command, so a change to any of them builds anew."""
     cc = shlex.split(os.environ.get("CC", "")) or ["cc"]
     if shutil.which(cc[0]) is None:
         raise BenchlibError(
-            f"process_creation needs a C compiler to build its tiny program, but "
-            f"{cc[0]!r} was not found (install gcc or set CC)")
-    with open(TINY_SOURCE, "rb") as f:
-        source = f.read()
-    key = hashlib.sha256(source + b"\0" + " ".join(cc).encode()).hexdigest()[:16]
+            f"process_creation needs a C compiler to build {stem}, but {cc[0]!r} was not "
+            f"found (install gcc or set CC)")
+    paths = [os.path.join(CSRC, name) for name in sources]
+    h = hashlib.sha256(" ".join(cc + flags).encode())
+    for path in paths + [os.path.join(CSRC, "benchlib.h")]:
+        with open(path, "rb") as f:
+            h.update(b"\0" + f.read())
     directory = _cache_dir()
-    target = os.path.join(directory, f"bl-tiny-exit-{key}")
+    target = os.path.join(directory, f"{stem}-{h.hexdigest()[:16]}")
     if os.access(target, os.X_OK):
         return target
     try:
         os.makedirs(directory, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=".bl-tiny-exit-", dir=directory)
+        fd, tmp = tempfile.mkstemp(prefix=f".{stem}-", dir=directory)
         os.close(fd)
     except OSError as e:
-        raise BenchlibError(f"cannot write the tiny program into {directory}: {e}") from None
+        raise BenchlibError(f"cannot write {stem} into {directory}: {e}") from None
     try:
-        r = subprocess.run([*cc, "-O2", "-o", tmp, TINY_SOURCE], capture_output=True, text=True)
+        r = subprocess.run([*cc, *flags, "-I", CSRC, "-o", tmp, *paths, "-lm"],
+                           capture_output=True, text=True)
         if r.returncode != 0:
-            raise BenchlibError(f"{' '.join(cc)} could not compile {TINY_SOURCE}:\n{r.stderr}")
+            raise BenchlibError(f"{' '.join(cc)} could not compile {', '.join(sources)}:\n"
+                                f"{r.stderr}")
         os.chmod(tmp, 0o755)
         os.replace(tmp, target)  # atomic: a concurrent run sees all or nothing
     finally:
         if os.path.exists(tmp):
             os.unlink(tmp)
     return target
+
+
+def tiny_program() -> str:
+    """Absolute path of the tiny program process_creation execs (it exits at
+    once with status 0), compiled on first use from csrc/tiny_exit.c."""
+    return _cached_build("bl-tiny-exit", ["tiny_exit.c"], ["-O2"])
+
+
+def proc_runner() -> str:
+    """Absolute path of the small C process that runs process_creation with
+    parent=small: csrc/proc_runner.c with the library's own proc.c, timing.c
+    and cpu.c, compiled with the library's flags."""
+    from ._native import ffi
+    flags = ffi.string(_lib().bl_cflags()).decode().split()
+    return _cached_build("bl-proc-runner", ["proc_runner.c", "proc.c", "timing.c", "cpu.c"],
+                         flags)
 
 
 _PROCESS_OPS = {"fork_exit": 0, "fork_exec_exit": 1, "fork_sh_exit": 2}
@@ -450,10 +473,58 @@ def _parent_size() -> dict:
     return out
 
 
+def _run_small_parent(op: int, program: str, o, ns, tk, info) -> int:
+    """process_creation in proc_runner, a small C process (see proc_runner.c);
+    its figures are copied into the arrays the harness passed."""
+    from ._native import ffi
+    args = [proc_runner(), str(op), program or "-", str(o.n_samples), str(o.n_warmup),
+            repr(o.target_sample_ns), repr(o.max_total_ns), str(o.cpu)]
+    p = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        out, err = p.communicate()
+    except KeyboardInterrupt:
+        # The runner stops between processes, reaps its child and exits.
+        p.send_signal(signal.SIGINT)
+        try:
+            p.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait()
+        raise
+    if p.returncode == -signal.SIGINT:
+        raise KeyboardInterrupt
+    lines = out.splitlines()
+    if p.returncode != 0 or len(lines) < 2:
+        raise BenchlibError(f"proc_runner failed (status {p.returncode}): {err.strip()}")
+    head = lines[0].split()
+    rc = int(head[0])
+    if rc != 0:
+        raise (BenchlibError if rc == _lib().BL_EINVAL else MeasurementError)(
+            f"process_creation: {lines[1]}")
+    info.iterations, info.n_samples = int(head[1]), int(head[2])
+    info.overhead_ns, info.clock_resolution_ns = float(head[3]), float(head[4])
+    info.has_ticks, info.calibration_ns = int(head[5]), float(head[6])
+    info.cpu_first, info.cpu_last, info.cpu_migrations = map(int, head[7:10])
+    info.helper_cpu = -1
+    for i, line in enumerate(lines[2:2 + info.n_samples]):
+        a, b, c = map(float, line.split())
+        ns[i], tk[i] = a, b
+        if o.clock_ghz != ffi.NULL:
+            o.clock_ghz[i] = c
+    return rc
+
+
 def _measure_process(p, o, ns, tk, info):
     program = tiny_program() if p["op"] != "fork_exit" else ""
-    extras = {**_parent_size(), **({"program": program} if program else {})}
-    rc = _lib().bl_process_creation(_PROCESS_OPS[p["op"]], os.fsencode(program), o, ns, tk, info)
+    op = _PROCESS_OPS[p["op"]]
+    if p["parent"] == "small":
+        extras = {"parent": "proc_runner (a small C process)"}
+        rc = _run_small_parent(op, program, o, ns, tk, info)
+    else:
+        extras = _parent_size()
+        rc = _lib().bl_process_creation(op, os.fsencode(program), o, ns, tk, info)
+    if program:
+        extras["program"] = program
     return rc, extras
 
 
@@ -464,12 +535,17 @@ register(Benchmark(
     unit="ms",
     counts="one whole process, from fork to the parent's waitpid; the tiny program exits at once; "
            "fork_sh_exit gives the shell the program's bare name, its directory last in PATH; "
-           "the parent is this Python process, whose size (extras parent_rss_kb, "
-           "parent_mappings) fork and exit pay for",
+           "parent=small forks from a small C process as the paper did, parent=interpreter "
+           "from this Python process, whose size (extras parent_rss_kb, parent_mappings) "
+           "fork and exit pay for",
     params=(Param("op", "choice", "fork_exit",
                   "fork_exit: the child _exits; fork_exec_exit: it execs the tiny program; "
                   "fork_sh_exit: it execs /bin/sh -c <tiny program>",
-                  choices=tuple(_PROCESS_OPS)), CPU),
+                  choices=tuple(_PROCESS_OPS)),
+            Param("parent", "choice", "small",
+                  "small: the forking process is a small C program (the paper's case); "
+                  "interpreter: this Python process, with all its memory",
+                  choices=("small", "interpreter")), CPU),
     measure=_measure_process,
     to_unit=lambda ns, p: ns / 1e6,
     check=lambda p: _check_cpu(p["cpu"]),

@@ -137,10 +137,9 @@ static int reap(pid_t child, int *status)
         if (r == child)
             return BL_OK;
         if (r < 0 && errno == EINTR) {
-            /* Ctrl-C: the child is about to exit anyway; make sure of it,
-             * then reap it before going back. */
-            if (bl_interrupted())
-                kill(child, SIGKILL);
+            /* Ctrl-C: the child ignores it and is about to exit anyway.  It
+             * is not killed: a shell killed now would orphan the program it
+             * started.  Wait for it, then go back. */
             continue;
         }
         return bl_sys_error("waitpid");
