@@ -208,6 +208,27 @@ int bl_rpc_latency(int transport, const bl_opts *o, double *ns, double *ticks, b
 int bl_ipc_bandwidth(int transport, size_t transfer_bytes, int buffer_bytes, const bl_opts *o,
                      int *send_buffer, int *receive_buffer, double *ns, double *ticks,
                      bl_info *info);
+/* proc.c: signals.  op 0: one sigaction installing a SIGUSR1 handler;
+ * op 1: one SIGUSR1 sent to this thread and its handler run (the handler
+ * counts; the loop checks the count).  One iteration is one call / one
+ * signal delivered and handled. */
+int bl_signal_latency(int op, const bl_opts *o, double *ns, double *ticks, bl_info *info);
+
+/* proc.c: one iteration is one process, fork to waitpid.  op 0: the child
+ * _exits at once; 1: it execs `program` (an absolute path to a program that
+ * exits at once); 2: it execs /bin/sh -c with program's bare name, the
+ * program's directory appended to PATH. */
+int bl_process_creation(int op, const char *program, const bl_opts *o, double *ns,
+                        double *ticks, bl_info *info);
+
+/* proc.c: `processes` (2..64) processes in a ring of pipes pass a one-word
+ * token; each sums a private array of process_bytes between receiving and
+ * passing it.  One iteration is one trip round the ring (`processes` hops).
+ * With o->subtract_overhead, info->overhead_ns is the same pipe write, read
+ * and sum done `processes` times by this process alone.  o->cpu pins this
+ * process, o->helper_cpu every child. */
+int bl_context_switch(int processes, size_t process_bytes, const bl_opts *o, double *ns,
+                      double *ticks, bl_info *info);
 
 /* Testing aid: a body that sleeps so the interrupt path can be exercised. */
 int bl_sleep_loop(double sleep_us, const bl_opts *o, double *ns, double *ticks, bl_info *info);
