@@ -223,10 +223,17 @@ def ctx_knee_processes(process_kb: int, cache_bytes: int) -> float:
 # ------------------------------------------------------------ the paper's readings
 
 def relations(rows: dict[str, TableRow]) -> pd.DataFrame:
-    """The relations the paper's tables imply, checked on this machine's rows:
-    each line says what should hold, the two figures, and whether it does."""
+    """The relations the paper's tables imply, checked on this machine's
+    results (best samples): what should hold, the two figures, and whether
+    it does (None where a figure is missing)."""
     def cell(table, col):
-        return float(rows[table].row[col].iloc[0]) if table in rows else math.nan
+        # the best sample (as the paper reported), in the column's unit: a
+        # relation between two medians can flip when the host is busy in one
+        # run and not the other; between minima it reflects the systems
+        t = rows.get(table)
+        if t is None or col not in t.results:
+            return math.nan
+        return t.results[col].best * SPECS[table][2][col].scale
 
     checks = [
         ("context switch of 2 processes, 0 KB, below pipe latency",
