@@ -9,6 +9,11 @@ host hit both):
     (perf calls getppid(); `op=getppid` is shown too, like for like)
   * `benchlib run pipe_latency -p placement=same_cpu`
                                                  vs `taskset -c 0 perf bench sched pipe`
+  * `benchlib run context_switch` (2 processes, 0 KB, one CPU), rebuilt into
+    a round trip (2 x (switch + the overhead it subtracted))
+                                                 vs `taskset -c 0 perf bench sched pipe`
+`perf bench sched messaging` (groups of senders and receivers, many to
+many) has no counterpart here: no benchlib benchmark fans out like it.
 Then windows of five back-to-back `benchlib run syscall` calls: run-to-run spread.
 
 On a shared VM the host's load comes in phases (on the machine this was
@@ -50,6 +55,12 @@ def perf_usecs_per_op(*args: str, taskset: str | None = None) -> float:
     return float(m.group(1))
 
 
+def ring_round_trip_us() -> float:
+    r = benchlib_value("context_switch", "processes=2", "process_kb=0", "placement=same_cpu",
+                       "cpu=0")
+    return 2 * (r["value"] + r["extras"]["overhead_us"])
+
+
 def summarise(ours: list[float], theirs: list[float]) -> dict:
     best = ratio_summary(min(ours), min(theirs))
     median = ratio_summary(statistics.median(ours), statistics.median(theirs))
@@ -78,6 +89,11 @@ def main() -> int:
             lambda: perf_usecs_per_op("syscall", "basic", "-l", "3000000")),
         "pipe_latency same_cpu vs taskset -c 0 perf sched pipe": (
             lambda: benchlib_value("pipe_latency", "placement=same_cpu", "cpu=0")["value"],
+            lambda: perf_usecs_per_op("sched", "pipe", "-l", "200000", taskset="0")),
+        # the ring's hop is one switch with the pipe calls and summing taken
+        # out; a round trip of two processes is two hops with them put back
+        "context_switch 2 x 0 KB, round trip = 2 x (hop + overhead), vs taskset -c 0 perf sched pipe": (
+            lambda: ring_round_trip_us(),
             lambda: perf_usecs_per_op("sched", "pipe", "-l", "200000", taskset="0")),
     }
     report = {"rounds": args.rounds, "pairs": {}}
