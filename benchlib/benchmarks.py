@@ -806,15 +806,19 @@ register(Benchmark(
 ))
 
 
+def _check_free_space(p: dict) -> None:
+    free = os.statvfs(p["directory"])
+    if p["file_bytes"] > 0.5 * free.f_bavail * free.f_frsize:
+        raise BenchlibError(f"file_bytes ({p['file_bytes']:,}) is more than half the free space "
+                            f"in {p['directory']}")
+
+
 def _check_file_read(p: dict) -> None:
     _check_cpu(p["cpu"])
     if p["block_bytes"] > p["file_bytes"]:
         raise BenchlibError(f"block_bytes ({p['block_bytes']}) is larger than file_bytes "
                             f"({p['file_bytes']})")
-    free = os.statvfs(p["directory"])
-    if p["file_bytes"] > 0.5 * free.f_bavail * free.f_frsize:
-        raise BenchlibError(f"file_bytes ({p['file_bytes']:,}) is more than half the free space "
-                            f"in {p['directory']}")
+    _check_free_space(p)
 
 
 register(Benchmark(
@@ -907,10 +911,7 @@ def _check_disk(p: dict) -> None:
     if p["block_bytes"] > p["file_bytes"]:
         raise BenchlibError(f"block_bytes ({p['block_bytes']}) is larger than file_bytes "
                             f"({p['file_bytes']})")
-    free = os.statvfs(p["directory"])
-    if p["file_bytes"] > 0.5 * free.f_bavail * free.f_frsize:
-        raise BenchlibError(f"file_bytes ({p['file_bytes']:,}) is more than half the free space "
-                            f"in {p['directory']}")
+    _check_free_space(p)
     fs = filesystem_of(p["directory"]).get("fs_type")
     if p["direct"] == "yes" and fs in ("tmpfs", "ramfs", "devtmpfs"):
         # tmpfs accepts O_DIRECT since Linux 6.6, but there is no disk under it

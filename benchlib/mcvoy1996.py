@@ -15,21 +15,15 @@ pessimistic against its numbers.
 from __future__ import annotations
 
 import math
-import os
 from dataclasses import dataclass, field
 
-import numpy as np
 import pandas as pd
 
 from .errors import BenchlibError
 from .harness import Result, run, sweep
-from .memory import cache_sizes
 from .metadata import machine_info
+from .ousterhout import pinned_cpu
 from .papers import lmbench1996 as paper
-
-
-def pinned_cpu() -> int:
-    return min(os.sched_getaffinity(0))
 
 
 @dataclass(frozen=True)

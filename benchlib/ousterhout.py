@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
+from scipy.stats import gmean
 
 from .harness import Result, run, sweep
 from .memory import cache_sizes
@@ -318,7 +319,7 @@ def sensitivity(tables: dict[str, TableRows], ratings) -> pd.DataFrame:
     out = {}
     for rating in ratings:
         pts = figure1_points(tables, rating).set_index("table")["value"]
-        pts["geometric mean"] = float(np.exp(np.log(pts).mean()))
+        pts["geometric mean"] = float(gmean(pts))
         out[f"{rating:,.0f} MIPS"] = pts
     return pd.DataFrame(out)
 

@@ -1,9 +1,15 @@
+import contextlib
+import ctypes
 import json
 import os
+import signal
 import subprocess
 import sys
+import time
 
 import pytest
+
+PR_SET_CHILD_SUBREAPER = 36
 
 
 def run_cli(*args, timeout=120, **kw):
@@ -27,3 +33,75 @@ def two_cpus():
     if len(cpus) < 2:
         pytest.skip("needs two CPUs")
     return cpus
+
+
+# ---- interrupting a run: helpers shared by the Ctrl-C tests ----
+
+def children_of(pid):
+    """PIDs whose parent is ``pid`` (from /proc)."""
+    kids = []
+    for d in os.listdir("/proc"):
+        if d.isdigit():
+            try:
+                stat = open(f"/proc/{d}/stat").read()
+            except OSError:
+                continue
+            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+                kids.append(int(d))
+    return kids
+
+
+def comm(pid):
+    try:
+        return open(f"/proc/{pid}/comm").read().strip()
+    except OSError:
+        return ""
+
+
+def processes_named(prefix):
+    """PIDs of every process whose name starts with ``prefix``."""
+    return [int(d) for d in os.listdir("/proc") if d.isdigit() and comm(d).startswith(prefix)]
+
+
+@contextlib.contextmanager
+def subreaper():
+    """Become a child subreaper, so that an orphan of the run is ours to see."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    assert libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
+    try:
+        yield
+    finally:
+        libc.prctl(PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0)
+
+
+def interrupt_run(name, params, started, settle_s=1.0, wait_s=30):
+    """`benchlib run NAME -p ...` with more samples than any profile takes;
+    once ``started(pid)`` is true, wait ``settle_s`` and send SIGINT.
+    Returns (exit code, stderr)."""
+    args = [x for kv in params for x in ("-p", kv)]
+    p = subprocess.Popen([sys.executable, "-m", "benchlib.cli", "run", name, *args,
+                          "--profile", "full", "--samples", "100000"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + wait_s
+    while not started(p.pid):
+        if time.monotonic() > deadline or p.poll() is not None:
+            p.kill()
+            pytest.fail(f"{name} never started its helpers: {p.communicate()[1]}")
+        time.sleep(0.02)
+    time.sleep(settle_s)
+    p.send_signal(signal.SIGINT)
+    _, err = p.communicate(timeout=20)
+    return p.returncode, err
+
+
+def kill_children():
+    """Kill and reap this process's children (orphans handed to a
+    subreaper); returns their PIDs, so a test can fail on them."""
+    leftover = children_of(os.getpid())
+    for k in leftover:
+        try:
+            os.kill(k, signal.SIGKILL)
+            os.waitpid(k, 0)
+        except OSError:
+            pass
+    return leftover

@@ -1,15 +1,10 @@
 """The `benchlib` command's contract, as scripts rely on it."""
-import ctypes
 import json
-import os
-import signal
-import subprocess
-import sys
 import time
 
 import pytest
 
-from conftest import json_lines
+from conftest import children_of, comm, interrupt_run, json_lines, kill_children, subreaper
 
 
 def test_list_json(cli):
@@ -76,52 +71,14 @@ def test_bad_input_exit_2_without_traceback(cli, args, needle):
     assert "Traceback" not in r.stderr
 
 
-def _children_of(pid):
-    kids = []
-    for d in os.listdir("/proc"):
-        if d.isdigit():
-            try:
-                stat = open(f"/proc/{d}/stat").read()
-            except OSError:
-                continue
-            ppid = int(stat.rsplit(")", 1)[1].split()[1])
-            if ppid == pid:
-                kids.append(int(d))
-    return kids
-
-
 def test_interrupting_a_pipe_benchmark_leaves_no_process():
     """Ctrl-C during pipe_latency: exit 130, a one-line message, and the echo
     child gone.  We become a subreaper so that an orphan would be ours."""
-    libc = ctypes.CDLL(None, use_errno=True)
-    PR_SET_CHILD_SUBREAPER = 36
-    assert libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
-    try:
-        p = subprocess.Popen([sys.executable, "-m", "benchlib.cli", "run", "pipe_latency",
-                              "-p", "placement=unpinned", "--profile", "full",
-                              "--samples", "100000"],
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:  # wait for the echo child to exist
-            if any("bl-pipe-echo" in open(f"/proc/{k}/comm").read()
-                   for k in _children_of(p.pid) if os.path.exists(f"/proc/{k}/comm")):
-                break
-            time.sleep(0.05)
-        else:
-            pytest.fail("the echo child never started")
-        time.sleep(0.3)
-        p.send_signal(signal.SIGINT)
-        out, err = p.communicate(timeout=15)
-        assert p.returncode == 130, err
+    with subreaper():
+        rc, err = interrupt_run(
+            "pipe_latency", ["placement=unpinned"], settle_s=0.3,
+            started=lambda pid: any(comm(k) == "bl-pipe-echo" for k in children_of(pid)))
+        assert rc == 130, err
         assert "interrupted" in err and "Traceback" not in err
         time.sleep(0.2)
-        leftover = [k for k in _children_of(os.getpid())]
-        for k in leftover:  # reap before failing so nothing lingers
-            try:
-                os.kill(k, signal.SIGKILL)
-                os.waitpid(k, 0)
-            except OSError:
-                pass
-        assert leftover == []
-    finally:
-        libc.prctl(PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0)
+        assert kill_children() == []

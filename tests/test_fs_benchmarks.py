@@ -1,14 +1,11 @@
 """select and the file-system benchmarks: clean-up, errors, robust relations."""
 import os
-import signal
-import subprocess
-import sys
-import time
 
 import pytest
 
 import benchlib
 from benchlib.errors import BenchlibError
+from conftest import interrupt_run
 
 
 def test_select_more_pipes_cost_more():
@@ -61,18 +58,9 @@ def test_block_larger_than_file():
 
 
 def test_interrupt_cleans_up_the_directory(tmp_path):
-    p = subprocess.Popen([sys.executable, "-m", "benchlib.cli", "run", "fs_create_delete",
-                          "-p", f"directory={tmp_path}", "-p", "file_bytes=100k",
-                          "--profile", "full", "--samples", "100000"],
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    deadline = time.monotonic() + 20
-    while not os.listdir(tmp_path) and time.monotonic() < deadline:
-        time.sleep(0.02)
-    assert os.listdir(tmp_path), "the benchmark never started"
-    time.sleep(0.3)
-    p.send_signal(signal.SIGINT)
-    out, err = p.communicate(timeout=15)
-    assert p.returncode == 130 and "Traceback" not in err
+    rc, err = interrupt_run("fs_create_delete", [f"directory={tmp_path}", "file_bytes=100k"],
+                            started=lambda pid: os.listdir(tmp_path), settle_s=0.3, wait_s=20)
+    assert rc == 130 and "Traceback" not in err
     assert os.listdir(tmp_path) == []
 
 
@@ -113,16 +101,7 @@ def test_disk_io_bad_sizes(params, message):
 
 
 def test_fs_latency_interrupt_leaves_nothing(tmp_path):
-    p = subprocess.Popen([sys.executable, "-m", "benchlib.cli", "run", "fs_latency",
-                          "-p", f"directory={tmp_path}", "-p", "files=200000",
-                          "--profile", "smoke"],
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    deadline = time.monotonic() + 20
-    while not os.listdir(tmp_path) and time.monotonic() < deadline:
-        time.sleep(0.02)
-    assert os.listdir(tmp_path), "the benchmark never started"
-    time.sleep(0.5)
-    p.send_signal(signal.SIGINT)
-    out, err = p.communicate(timeout=60)
-    assert p.returncode == 130 and "Traceback" not in err
+    rc, err = interrupt_run("fs_latency", [f"directory={tmp_path}", "files=200000"],
+                            started=lambda pid: os.listdir(tmp_path), settle_s=0.5, wait_s=20)
+    assert rc == 130 and "Traceback" not in err
     assert os.listdir(tmp_path) == []

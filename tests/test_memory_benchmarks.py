@@ -1,7 +1,5 @@
 """The memory family: parameters, and relations that hold whatever the noise."""
-import json
 
-import numpy as np
 import pytest
 
 import benchlib

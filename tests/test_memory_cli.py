@@ -1,7 +1,6 @@
 """`benchlib memory` and `benchlib fit-memory`: the JSON contract and bad input."""
 import json
 
-import numpy as np
 import pandas as pd
 import pytest
 

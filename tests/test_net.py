@@ -1,10 +1,6 @@
 """IPC and network benchmarks (net.c): structure, errors, clean-up.  No
 timing thresholds: the machine is shared."""
-import ctypes
 import os
-import signal
-import subprocess
-import sys
 import time
 
 import pytest
@@ -12,32 +8,13 @@ import pytest
 import benchlib
 from benchlib.benchmarks import RPC_MISSING, have_rpc
 from benchlib.errors import BenchlibError
+from conftest import children_of, comm, interrupt_run, kill_children, subreaper
 
 HELPER = "bl-net-echo"
 
 
-def _children_of(pid):
-    kids = []
-    for d in os.listdir("/proc"):
-        if d.isdigit():
-            try:
-                stat = open(f"/proc/{d}/stat").read()
-            except OSError:
-                continue
-            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
-                kids.append(int(d))
-    return kids
-
-
-def _comm(pid):
-    try:
-        return open(f"/proc/{pid}/comm").read().strip()
-    except OSError:
-        return ""
-
-
 def _helpers_of(pid):
-    return [k for k in _children_of(pid) if _comm(k) == HELPER]
+    return [k for k in children_of(pid) if comm(k) == HELPER]
 
 
 def _fds():
@@ -150,33 +127,9 @@ def test_interrupt_leaves_no_helper(name, params):
     than the full profile's 20 s cap allows; SIGINT ends it.)"""
     if name == "rpc_latency" and not have_rpc():
         pytest.skip(RPC_MISSING)
-    libc = ctypes.CDLL(None, use_errno=True)
-    PR_SET_CHILD_SUBREAPER = 36
-    assert libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
-    try:
-        args = [x for kv in params for x in ("-p", kv)]
-        p = subprocess.Popen([sys.executable, "-m", "benchlib.cli", "run", name, *args,
-                              "--profile", "full", "--samples", "100000"],
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline and not _helpers_of(p.pid):
-            if p.poll() is not None:
-                pytest.fail(f"the run ended before the helper was seen: {p.stderr.read()}")
-            time.sleep(0.02)
-        assert _helpers_of(p.pid), "the helper never started"
-        time.sleep(1.0)
-        p.send_signal(signal.SIGINT)
-        out, err = p.communicate(timeout=20)
-        assert p.returncode == 130, err
+    with subreaper():
+        rc, err = interrupt_run(name, params, started=_helpers_of)
+        assert rc == 130, err
         assert "Traceback" not in err
         time.sleep(0.2)
-        leftover = _children_of(os.getpid())
-        for k in leftover:  # reap before failing so nothing lingers
-            try:
-                os.kill(k, signal.SIGKILL)
-                os.waitpid(k, 0)
-            except OSError:
-                pass
-        assert leftover == []
-    finally:
-        libc.prctl(PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0)
+        assert kill_children() == []

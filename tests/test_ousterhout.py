@@ -12,7 +12,6 @@ import benchlib
 from benchlib import ousterhout as ous
 from benchlib.benchmarks import instructions_per_repetition
 from benchlib.errors import BenchlibError
-from benchlib.papers import load_table
 from benchlib.papers import ousterhout1990 as paper
 
 

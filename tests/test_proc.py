@@ -1,10 +1,8 @@
 """signal_latency, process_creation and context_switch: structure and robust
 relations only (the machine is shared; no absolute timing thresholds)."""
-import ctypes
 import os
 import signal
 import subprocess
-import sys
 import time
 
 import pytest
@@ -12,6 +10,7 @@ import pytest
 from benchlib import harness
 from benchlib.benchmarks import tiny_program
 from benchlib.errors import BenchlibError
+from conftest import comm, interrupt_run, processes_named, subreaper
 
 
 def _positive(r, unit):
@@ -117,98 +116,49 @@ def test_context_switch_beyond_memory(monkeypatch):
 
 
 def _ring_processes():
-    out = []
-    for pid in os.listdir("/proc"):
-        if pid.isdigit():
-            try:
-                with open(f"/proc/{pid}/comm") as f:
-                    if f.read().strip() == "bl-ctx-ring":
-                        out.append(int(pid))
-            except OSError:
-                pass
-    return out
+    return [p for p in processes_named("bl-ctx-ring") if comm(p) == "bl-ctx-ring"]
 
 
-def _named(prefix):
-    out = []
-    for pid in os.listdir("/proc"):
-        if pid.isdigit():
-            try:
-                with open(f"/proc/{pid}/comm") as f:
-                    if f.read().startswith(prefix):
-                        out.append(int(pid))
-            except OSError:
-                pass
-    return out
+def _reap_exited():
+    """Reap the children that have already exited; their PIDs."""
+    kids = []
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            break
+        if pid == 0:
+            break
+        kids.append(pid)
+    return kids
 
 
 def test_interrupting_process_creation_leaves_no_process():
     """Ctrl-C (to the Python process alone) while the small C parent forks
     shells: exit 130, the runner and its children gone."""
-    libc = ctypes.CDLL(None, use_errno=True)
-    assert libc.prctl(36, 1, 0, 0, 0) == 0  # PR_SET_CHILD_SUBREAPER
-    try:
-        before = set(_named("bl-proc-runner"))
-        p = subprocess.Popen([sys.executable, "-m", "benchlib.cli", "run", "process_creation",
-                              "-p", "op=fork_sh_exit", "--profile", "full",
-                              "--samples", "100000"],
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        deadline = time.monotonic() + 60
-        while not set(_named("bl-proc-runner")) - before:
-            if time.monotonic() > deadline or p.poll() is not None:
-                p.kill()
-                pytest.fail("the runner never started")
-            time.sleep(0.05)
-        time.sleep(1.0)
-        p.send_signal(signal.SIGINT)
-        out, err = p.communicate(timeout=20)
-        assert p.returncode == 130, err
+    with subreaper():
+        before = set(processes_named("bl-proc-runner"))
+        rc, err = interrupt_run("process_creation", ["op=fork_sh_exit"], wait_s=60,
+                                started=lambda pid: set(processes_named("bl-proc-runner")) - before)
+        assert rc == 130, err
         assert "Traceback" not in err
         time.sleep(0.3)
-        kids = []
-        while True:
-            try:
-                pid, _ = os.waitpid(-1, os.WNOHANG)
-            except ChildProcessError:
-                break
-            if pid == 0:
-                break
-            kids.append(pid)
-        assert not set(_named("bl-proc-runner")) - before
+        kids = _reap_exited()
+        assert not set(processes_named("bl-proc-runner")) - before
         assert kids == []  # nothing was orphaned to us
-    finally:
-        libc.prctl(36, 0, 0, 0, 0)
 
 
 def test_interrupting_the_ring_leaves_no_process():
     """Ctrl-C during context_switch: exit 130 and no ring process left.  We
     become a subreaper so that an orphan would be ours (and visible)."""
-    libc = ctypes.CDLL(None, use_errno=True)
-    PR_SET_CHILD_SUBREAPER = 36
-    assert libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
-    try:
+    with subreaper():
         before = set(_ring_processes())
-        p = subprocess.Popen([sys.executable, "-m", "benchlib.cli", "run", "context_switch",
-                              "-p", "processes=16", "--profile", "full", "--samples", "100000"],
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        deadline = time.monotonic() + 30
-        while not set(_ring_processes()) - before:
-            if time.monotonic() > deadline or p.poll() is not None:
-                p.kill()
-                pytest.fail("the ring never started")
-            time.sleep(0.05)
-        time.sleep(1.0)
-        p.send_signal(signal.SIGINT)
-        out, err = p.communicate(timeout=20)
-        assert p.returncode == 130, err
+        rc, err = interrupt_run("context_switch", ["processes=16"],
+                                started=lambda pid: set(_ring_processes()) - before)
+        assert rc == 130, err
         assert "Traceback" not in err
         time.sleep(0.3)
-        while True:  # reap anything handed to us before judging
-            try:
-                if os.waitpid(-1, os.WNOHANG)[0] == 0:
-                    break
-            except ChildProcessError:
-                break
+        _reap_exited()  # reap anything handed to us before judging
         leftover = set(_ring_processes()) - before
         for k in leftover:
             try:
@@ -216,5 +166,3 @@ def test_interrupting_the_ring_leaves_no_process():
             except OSError:
                 pass
         assert not leftover
-    finally:
-        libc.prctl(PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0)

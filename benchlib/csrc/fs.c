@@ -193,68 +193,8 @@ int bl_create_delete(const char *directory, size_t file_bytes, int sync, const b
     return rc;
 }
 
-/* ---------- reading a file from the page cache (Table 6) ---------- */
-
-typedef struct {
-    int fd;
-    size_t block;
-    char *buf;
-} read_ctx;
-
-static int read_file_body(void *ctx, int64_t iters)
-{
-    read_ctx *c = ctx;
-    for (int64_t i = 0; i < iters; i++) {
-        if (lseek(c->fd, 0, SEEK_SET) != 0)
-            return bl_sys_error("lseek");
-        for (;;) {
-            ssize_t n = read(c->fd, c->buf, c->block); /* always the same buffer */
-            if (n == 0)
-                break;
-            if (n < 0) {
-                if (errno == EINTR && bl_interrupted())
-                    return BL_EINTR;
-                if (errno != EINTR)
-                    return bl_sys_error("read");
-            }
-        }
-    }
-    return BL_OK;
-}
-
-int bl_file_read(const char *directory, size_t file_bytes, size_t block_bytes, const bl_opts *o,
-                 double *ns, double *ticks, bl_info *info)
-{
-    static const char *const names[] = {"data"};
-    if (block_bytes == 0 || file_bytes < block_bytes) {
-        bl_set_error("need 0 < block_bytes <= file_bytes");
-        return BL_EINVAL;
-    }
-    workdir w;
-    int rc = workdir_open(&w, directory);
-    if (rc != BL_OK)
-        return rc;
-    rc = make_file(w.dirfd, "data", file_bytes);
-    read_ctx c = {-1, block_bytes, malloc(block_bytes)};
-    if (rc == BL_OK && !c.buf)
-        rc = BL_ENOMEM;
-    if (rc == BL_OK) {
-        c.fd = openat(w.dirfd, "data", O_RDONLY | O_CLOEXEC);
-        if (c.fd < 0)
-            rc = bl_sys_error("open");
-    }
-    if (rc == BL_OK) {
-        info->helper_cpu = -1;
-        rc = bl_measure(read_file_body, NULL, &c, o, ns, ticks, info);
-    }
-    if (c.fd >= 0)
-        close(c.fd);
-    free(c.buf);
-    workdir_close(&w, names, 1);
-    return rc;
-}
-
-/* ---------- rereading a cached file: read() + sum against mmap() + sum ---------- */
+/* ---------- reading a cached file: read() into one buffer (Table 6), read() or
+ * mmap() and sum the words (the lmbench paper's file reread) ---------- */
 
 #include <sys/mman.h>
 #include <time.h>
@@ -278,18 +218,19 @@ static uint64_t sum_words(const uint64_t *p, size_t words)
 typedef struct {
     int fd;
     size_t bytes, block;
+    int sum_data;   /* read body: sum what each read() returned */
     uint64_t *buf;
     uint64_t sum;
-} reread_ctx;
+} cached_file_ctx;
 
-static int reread_read_body(void *ctx, int64_t iters)
+static int read_file_body(void *ctx, int64_t iters)
 {
-    reread_ctx *c = ctx;
+    cached_file_ctx *c = ctx;
     for (int64_t i = 0; i < iters; i++) {
         if (lseek(c->fd, 0, SEEK_SET) != 0)
             return bl_sys_error("lseek");
         for (;;) {
-            ssize_t n = read(c->fd, c->buf, c->block);
+            ssize_t n = read(c->fd, c->buf, c->block); /* always the same buffer */
             if (n == 0)
                 break;
             if (n < 0) {
@@ -297,7 +238,8 @@ static int reread_read_body(void *ctx, int64_t iters)
                     continue;
                 return errno == EINTR ? BL_EINTR : bl_sys_error("read");
             }
-            c->sum += sum_words(c->buf, (size_t)n / 8);
+            if (c->sum_data)
+                c->sum += sum_words(c->buf, (size_t)n / 8);
         }
     }
     BL_KEEP(c->sum);
@@ -306,9 +248,9 @@ static int reread_read_body(void *ctx, int64_t iters)
 
 /* A fresh mapping every pass: the page-table set-up and the minor faults
  * are what reading a file through mmap costs, besides the memory reads. */
-static int reread_mmap_body(void *ctx, int64_t iters)
+static int mmap_file_body(void *ctx, int64_t iters)
 {
-    reread_ctx *c = ctx;
+    cached_file_ctx *c = ctx;
     for (int64_t i = 0; i < iters; i++) {
         void *p = mmap(NULL, c->bytes, PROT_READ, MAP_SHARED, c->fd, 0);
         if (p == MAP_FAILED)
@@ -320,20 +262,19 @@ static int reread_mmap_body(void *ctx, int64_t iters)
     return BL_OK;
 }
 
-int bl_file_reread(const char *directory, size_t file_bytes, size_t block_bytes, int use_mmap,
-                   const bl_opts *o, double *ns, double *ticks, bl_info *info)
+/* Make a file_bytes file in a private directory, open it, time `body`
+ * over it, and remove everything. */
+static int measure_cached_file(const char *directory, size_t file_bytes, size_t block_bytes,
+                               int sum_data, bl_body_fn body, const bl_opts *o, double *ns,
+                               double *ticks, bl_info *info)
 {
     static const char *const names[] = {"data"};
-    if (block_bytes < 8 || block_bytes % 8 || file_bytes < block_bytes || file_bytes % 8) {
-        bl_set_error("need 8 <= block_bytes <= file_bytes, both multiples of 8");
-        return BL_EINVAL;
-    }
     workdir w;
     int rc = workdir_open(&w, directory);
     if (rc != BL_OK)
         return rc;
     rc = make_file(w.dirfd, "data", file_bytes);
-    reread_ctx c = {-1, file_bytes, block_bytes, NULL, 0};
+    cached_file_ctx c = {-1, file_bytes, block_bytes, sum_data, NULL, 0};
     if (rc == BL_OK && posix_memalign((void **)&c.buf, 4096, block_bytes) != 0)
         rc = BL_ENOMEM;
     if (rc == BL_OK) {
@@ -343,14 +284,35 @@ int bl_file_reread(const char *directory, size_t file_bytes, size_t block_bytes,
     }
     if (rc == BL_OK) {
         info->helper_cpu = -1;
-        rc = bl_measure(use_mmap ? reread_mmap_body : reread_read_body, NULL, &c, o, ns, ticks,
-                        info);
+        rc = bl_measure(body, NULL, &c, o, ns, ticks, info);
     }
     if (c.fd >= 0)
         close(c.fd);
     free(c.buf);
     workdir_close(&w, names, 1);
     return rc;
+}
+
+int bl_file_read(const char *directory, size_t file_bytes, size_t block_bytes, const bl_opts *o,
+                 double *ns, double *ticks, bl_info *info)
+{
+    if (block_bytes == 0 || file_bytes < block_bytes) {
+        bl_set_error("need 0 < block_bytes <= file_bytes");
+        return BL_EINVAL;
+    }
+    return measure_cached_file(directory, file_bytes, block_bytes, 0, read_file_body, o, ns,
+                               ticks, info);
+}
+
+int bl_file_reread(const char *directory, size_t file_bytes, size_t block_bytes, int use_mmap,
+                   const bl_opts *o, double *ns, double *ticks, bl_info *info)
+{
+    if (block_bytes < 8 || block_bytes % 8 || file_bytes < block_bytes || file_bytes % 8) {
+        bl_set_error("need 8 <= block_bytes <= file_bytes, both multiples of 8");
+        return BL_EINVAL;
+    }
+    return measure_cached_file(directory, file_bytes, block_bytes, 1,
+                               use_mmap ? mmap_file_body : read_file_body, o, ns, ticks, info);
 }
 
 /* ---------- file-system latency: create n files, then delete them ---------- */

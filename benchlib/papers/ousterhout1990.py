@@ -102,8 +102,7 @@ def mips_of(configuration: str, hardware: pd.DataFrame | None = None) -> float:
     """MIPS rating of a configuration ("DS5000 Ultrix 3.1D" -> 18), by the
     Table 1 abbreviation that starts its name."""
     hw = hardware if hardware is not None else load_table(PAPER, "table01")
-    abbrev = configuration.split()[0]
-    abbrev = {"Sun-4": "Sun4"}.get(abbrev, abbrev)  # Table 8 prints "Sun-4 Mach 2.5"
+    abbrev = machine_of(configuration)
     row = hw[hw["abbrev"] == abbrev]
     if row.empty:
         raise KeyError(f"no Table 1 machine for {configuration!r}")
@@ -198,7 +197,8 @@ MIPS_RELATIVE_COLUMNS = {
 
 
 def machine_of(configuration: str) -> str:
-    """Table 1 abbreviation a configuration runs on ("Sun-4 Mach 2.5" -> Sun4)."""
+    """Table 1 abbreviation a configuration runs on ("Sun-4 Mach 2.5" -> Sun4:
+    Table 8 prints the Sun-4 with a hyphen)."""
     abbrev = configuration.split()[0]
     return {"Sun-4": "Sun4"}.get(abbrev, abbrev)
 
@@ -220,12 +220,12 @@ def mips_relative_points() -> pd.DataFrame:
 def figure1(points: pd.DataFrame | None = None) -> pd.DataFrame:
     """Figure 1: per machine, the geometric mean of all its MIPS-relative
     speeds, with its MIPS rating and the number of figures averaged."""
-    import numpy as np
+    from scipy.stats import gmean
 
     pts = mips_relative_points() if points is None else points
     hw = load_table(PAPER, "table01").set_index("abbrev")["mips"]
     out = (pts.groupby("machine")["value"]
-           .agg(geometric_mean=lambda v: float(np.exp(np.log(v).mean())), n="count")
+           .agg(geometric_mean=lambda v: float(gmean(v)), n="count")
            .reset_index())
     out["mips"] = [hw.get(m, float("nan")) for m in out["machine"]]
     return out.sort_values("mips").reset_index(drop=True)
