@@ -983,3 +983,71 @@ register(Benchmark(
     extras=_fs_extras,
     n_samples_for=lambda p, prof: {"smoke": 1, "quick": 3, "full": 5}.get(prof.name, 3),
 ))
+
+
+# ---------------------------------------------------------------- io_workload
+
+def _check_io_workload(p: dict) -> None:
+    from .selfscaling import Workload, check_workload
+    check_workload(Workload(p["unique_bytes"], p["size_mean_bytes"], p["read_frac"],
+                            p["seq_frac"], p["process_num"]), p["unique_bytes"])
+
+
+def _measure_io_workload(p, o, ns, tk, info):
+    """Each sample is one run of the workload (its own random stream), from
+    a dropped cache; ns[i] is the run's elapsed time per MB moved."""
+    from .selfscaling import IOSpace, Workload
+
+    o.clock_ghz = _ffi().NULL  # a run is a whole multi-process workload: no per-sample probe
+    w = Workload(p["unique_bytes"], p["size_mean_bytes"], p["read_frac"], p["seq_frac"],
+                 p["process_num"])
+    budget = max(p["unique_bytes"], 4 << 20)
+    rows = []
+    with IOSpace(p["directory"], disk_budget_bytes=budget, max_unique_bytes=p["unique_bytes"],
+                 cache=p["cache"], cache_bytes=p["cache_bytes"], duration_s=p["duration_s"]) as sp:
+        for i in range(o.n_samples):
+            r = sp.measure(w, seed=i + 1)
+            ns[i] = r["elapsed_s"] * 1e9 / (r["bytes"] / 1e6)
+            info.n_samples = i + 1
+            rows.append(r)
+        method = sp.method_note
+    info.iterations, info.helper_cpu, info.cpu_first, info.cpu_last = 1, -1, -1, -1
+    keys = ("response_ms", "cpu_s", "user_s", "system_s", "requests", "size_realised_bytes",
+            "read_realised", "seq_realised")
+    return 0, {"cache_method": method, **{k: [r[k] for r in rows] for k in keys}}
+
+
+def _ffi():
+    from ._native import ffi
+    return ffi
+
+
+register(Benchmark(
+    name="io_workload",
+    description="Chen & Patterson's synthetic I/O workload: process_num processes issue reads "
+                "and writes of normally distributed sizes over unique_bytes of one file",
+    unit="MB/s",
+    higher_is_better=True,
+    counts="bytes moved by all processes / elapsed time, MB = 10^6 bytes; each sample is one "
+           "run from a dropped cache; mean response time and CPU time in extras",
+    params=(Param("unique_bytes", "size", 64 << 20, "distinct bytes addressed (the data file's "
+                  "size, written before the runs)", min=4096, max=1 << 40),
+            Param("size_mean_bytes", "float", 32768, "mean request size; sizes ~ Normal(mean, "
+                  "mean), non-positive draws redrawn", min=1, max=8 << 20),
+            Param("read_frac", "float", 0.5, "fraction of requests that read", min=0, max=1),
+            Param("seq_frac", "float", 0.5, "fraction of requests continuing sequentially from "
+                  "the same process's previous one", min=0, max=1),
+            Param("process_num", "int", 1, "processes issuing requests at once", min=1, max=64),
+            Param("duration_s", "float", 0.25, "seconds each run lasts", min=0.01, max=600),
+            Param("cache", "choice", "auto", "auto, cgroup (a memory cgroup of cache_bytes holds "
+                  "the page cache), direct (O_DIRECT) or buffered (the whole page cache)",
+                  choices=("auto", "cgroup", "direct", "buffered")),
+            Param("cache_bytes", "size", 128 << 20, "page-cache limit with cache=cgroup",
+                  min=16 << 20, max=1 << 40),
+            DIRECTORY),
+    measure=_measure_io_workload,
+    to_unit=lambda ns, p: 1e9 / ns,
+    check=_check_io_workload,
+    extras=_fs_extras,
+    n_samples_for=lambda p, prof: {"smoke": 2, "quick": 5, "full": 11}.get(prof.name, 5),
+))

@@ -186,3 +186,131 @@ def figure1_plot(fig1: pd.DataFrame, rating_range: tuple[float, float] | None = 
     ax.grid(alpha=0.3, which="both")
     ax.legend(fontsize=8, loc="upper right")
     return ax
+
+
+# ---------------------------------------------------------------- Chen & Patterson 1994
+
+_PARAM_LABEL = {"unique_bytes": "uniqueBytes", "size_mean_bytes": "sizeMean",
+                "read_frac": "readFrac", "seq_frac": "seqFrac", "process_num": "processNum"}
+_LOG_AXES = ("unique_bytes", "size_mean_bytes")
+
+
+def _io_axis(ax, param: str):
+    ax.set_xlabel(_PARAM_LABEL[param] + (" (bytes, log scale)" if param in _LOG_AXES else ""))
+    if param in _LOG_AXES:
+        ax.set_xscale("log", base=2)
+        ax.xaxis.set_major_formatter(plt.FuncFormatter(lambda v, _: _fmt_bytes(v)))
+    ax.set_ylabel("throughput (MB/s)")
+    ax.grid(alpha=0.3, which="both")
+
+
+def unique_bytes_figure(curve: pd.DataFrame, regions: list, slopes=None, title: str = ""):
+    """The uniqueBytes curve with its regions shaded and focal points marked
+    (the paper's Figures 7(e)/8(a)), and beside it the slope per step
+    against the average slope (its Figure 6)."""
+    fig, axes = plt.subplots(1, 2 if slopes is not None else 1, figsize=(12, 4), squeeze=False)
+    ax = axes[0][0]
+    ax.plot(curve["unique_bytes"], curve["mb_s"], "o-", color=HIGHLIGHT)
+    for k, r in enumerate(regions):
+        ax.axvspan(r.lo_bytes / 1.15, r.hi_bytes * 1.15, alpha=0.12, color=f"C{k}")
+        ax.axvline(r.focal_unique_bytes, ls="--", color=f"C{k}",
+                   label=f"region {k + 1} focal point: {_fmt_bytes(r.focal_unique_bytes)}")
+    _io_axis(ax, "unique_bytes")
+    ax.set_yscale("log")
+    ax.legend(fontsize=8)
+    ax.set_title(title or "throughput against uniqueBytes; regions shaded")
+    if slopes is not None:
+        s, avg = slopes
+        mids = [float((a * b) ** 0.5) for a, b in zip(curve["unique_bytes"],
+                                                      curve["unique_bytes"][1:])]
+        ax2 = axes[0][1]
+        ax2.plot(mids, s, "o-", color=HIGHLIGHT, label="slope of each step")
+        ax2.axhline(avg, ls="--", color=PAPER, label=f"average slope ({avg:.0f})")
+        _io_axis(ax2, "unique_bytes")
+        ax2.set_ylabel("slope (MB/s per doubling of uniqueBytes)")
+        ax2.set_title("slope of the uniqueBytes curve (borders fall below the average)")
+        ax2.legend(fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
+def single_parameter_graphs(families: dict, focal: dict, title: str = "",
+                            well: float | None = None):
+    """One row of single-parameter graphs per region (the paper's Figures
+    7 and 8); with `well`, the first try's "performs well" range shaded."""
+    params = ("size_mean_bytes", "read_frac", "process_num", "seq_frac")
+    rows = list(families)
+    fig, axes = plt.subplots(len(rows), 4, figsize=(14, 3.2 * len(rows)), squeeze=False)
+    for i, r in enumerate(rows):
+        for j, p in enumerate(params):
+            ax = axes[i][j]
+            df = families[r].get(p)
+            if df is None:
+                ax.set_visible(False)
+                continue
+            df = df.sort_values(p)
+            ax.plot(df[p], df["mb_s"], "o-", color=f"C{i}")
+            f = focal[r]
+            fv = getattr(f, p) if not isinstance(f, dict) else f[p]
+            ax.axvline(fv, ls="--", color=PAPER, lw=1)
+            if well is not None:
+                ok = df[df["mb_s"] >= well * df["mb_s"].max()][p]
+                ax.axvspan(ok.min(), ok.max(), color="C2", alpha=0.15)
+            _io_axis(ax, p)
+            ax.set_ylim(bottom=0)
+            u = getattr(f, "unique_bytes", None) if not isinstance(f, dict) else f["unique_bytes"]
+            ax.set_title(f"{_PARAM_LABEL[p]} (uniqueBytes {_fmt_bytes(u)})", fontsize=9)
+    if title:
+        fig.suptitle(title)
+    fig.tight_layout()
+    return fig
+
+
+def prediction_scatter(df: pd.DataFrame, constants: dict, title: str = ""):
+    """Predicted against measured throughput for the random workloads: the
+    product model (the paper's Figure 12, single-point benchmarks as dashed
+    lines) and interpolation on an orthogonal sample (its Figure 14)."""
+    fig, axes = plt.subplots(1, 2, figsize=(12, 5))
+    lo = min(df["mb_s"].min(), df["predicted_mb_s"].min(), df["interpolated_mb_s"].min()) / 1.5
+    hi = max(df["mb_s"].max(), df["predicted_mb_s"].max(), df["interpolated_mb_s"].max()) * 1.5
+    for ax, col, name in ((axes[0], "predicted_mb_s", "product of single-parameter functions"),
+                          (axes[1], "interpolated_mb_s", "interpolation on an orthogonal sample")):
+        border = df["in_border"].astype(bool)
+        ax.scatter(df.loc[~border, "mb_s"], df.loc[~border, col], color=HIGHLIGHT, s=18,
+                   label="workload")
+        ax.scatter(df.loc[border, "mb_s"], df.loc[border, col], facecolors="none",
+                   edgecolors=HIGHLIGHT, s=18, label="workload in a thrashing zone")
+        ax.plot([lo, hi], [lo, hi], color="k", lw=1)
+        if col == "predicted_mb_s":
+            for k, (cname, v) in enumerate(constants.items()):
+                ax.axhline(v, ls="--", color=f"C{k}", lw=1, label=f"{cname}: {v:,.0f} MB/s")
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlim(lo, hi)
+        ax.set_ylim(lo, hi)
+        ax.set_xlabel("measured throughput (MB/s)")
+        ax.set_ylabel("predicted throughput (MB/s)")
+        err = (100 * (df[col] - df["mb_s"]).abs() / df["mb_s"]).median()
+        ax.set_title(f"{name}\nmedian error {err:.0f}%", fontsize=10)
+        ax.legend(fontsize=7)
+        ax.grid(alpha=0.3, which="both")
+    if title:
+        fig.suptitle(title)
+    fig.tight_layout()
+    return fig
+
+
+def error_by_parameter(df: pd.DataFrame, title: str = ""):
+    """Prediction error of each random workload against each parameter
+    (the paper's Figure 13)."""
+    from .analysis.selfscaling import PARAMS, relative_error
+    err = 100 * relative_error(df["predicted_mb_s"], df["mb_s"])
+    fig, axes = plt.subplots(1, 5, figsize=(16, 3.2), sharey=True)
+    for ax, p in zip(axes, PARAMS):
+        ax.scatter(df[p], err, color=HIGHLIGHT, s=14)
+        _io_axis(ax, p)
+        ax.set_ylabel("prediction error (%)" if p == PARAMS[0] else "")
+    if title:
+        fig.suptitle(title)
+    fig.tight_layout()
+    return fig

@@ -230,6 +230,40 @@ int bl_process_creation(int op, const char *program, const bl_opts *o, double *n
 int bl_context_switch(int processes, size_t process_bytes, const bl_opts *o, double *ns,
                       double *ticks, bl_info *info);
 
+/* iowork.c: Chen and Patterson's synthetic I/O workload (see the file's
+ * comment).  bl_io_fill_file creates `path` (which must not exist) with
+ * `bytes` of incompressible data, on the device and out of the page cache.
+ * bl_io_workload drops the file's cached pages, forks process_num workers
+ * into cgroup_procs (if given), lets worker 0 read the last warm_bytes of
+ * [0, unique_bytes) to fill the cache as a long run would have, then times
+ * the requests of all workers for duration_s (or total_bytes in all). */
+typedef struct {
+    uint64_t unique_bytes;      /* the workload addresses [0, unique_bytes) of the file */
+    double size_mean_bytes;     /* request sizes ~ Normal(mean, sd = mean), redrawn if <= 0 */
+    double read_frac;           /* chance a request is a read (else a write) */
+    double seq_frac;            /* chance a request starts where its process's last one ended */
+    int process_num;            /* concurrent worker processes (1..64) */
+    int direct;                 /* 1: O_DIRECT (4 KiB aligned offsets and sizes) */
+    double duration_s;          /* > 0: every worker runs this long */
+    uint64_t total_bytes;       /* else: the workers share this many bytes */
+    uint64_t warm_bytes;        /* read before timing (0: start from a cold cache) */
+    uint64_t seed;              /* the random stream (each worker derives its own) */
+    const char *cgroup_procs;   /* NULL/"": none; else a cgroup.procs file to join */
+} bl_io_workload_params;
+
+typedef struct {
+    double elapsed_ns;          /* first worker's start to last worker's end */
+    uint64_t bytes, requests, reads, sequential;
+    double response_ns_sum;     /* summed time of every request */
+    double response_ns_max;
+    double user_s, system_s;    /* the workers' CPU time over the timed part */
+    double warm_ns;             /* time worker 0 took to warm the cache (untimed) */
+    uint64_t max_request_bytes; /* the largest request size allowed */
+} bl_io_workload_result;
+
+int bl_io_fill_file(const char *path, uint64_t bytes);
+int bl_io_workload(const char *path, const bl_io_workload_params *p, bl_io_workload_result *res);
+
 /* Testing aid: a body that sleeps so the interrupt path can be exercised. */
 int bl_sleep_loop(double sleep_us, const bl_opts *o, double *ns, double *ticks, bl_info *info);
 

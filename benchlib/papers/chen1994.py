@@ -1,0 +1,33 @@
+"""Chen and Patterson, "A New Approach to I/O Performance Evaluation:
+Self-Scaling I/O Benchmarks, Predicted Performance", ACM TOCS 12(4), 1994:
+the numbers it prints (see ``data/papers/chen1994/README.md``)."""
+from __future__ import annotations
+
+import pandas as pd
+
+from . import load_table
+
+PAPER = "chen1994"
+
+
+def table(name: str) -> pd.DataFrame:
+    return load_table(PAPER, name)
+
+
+def focal_points(benchmark: str = "self-scaling") -> pd.DataFrame:
+    df = table("focal_points")
+    return df[df["benchmark"] == benchmark].reset_index(drop=True)
+
+
+def accuracy_beside_paper(ours: pd.DataFrame, machine: str) -> pd.DataFrame:
+    """Figure 15 with this machine's row: median, enhanced and repeatability
+    errors (percent), from the ``accuracy_table`` of a run."""
+    by = ours.set_index("predictor")
+    row = {"system": f"{machine} (this machine)",
+           "median_error_pct": by.loc["product of single-parameter functions",
+                                      "median_error_pct"],
+           "enhanced_error_pct": by.loc["product of single-parameter functions",
+                                        "enhanced_median_error_pct"],
+           "repeatability_error_pct": by.loc["repeatability (the same workloads run again)",
+                                             "median_error_pct"]}
+    return pd.concat([table("fig15"), pd.DataFrame([row])], ignore_index=True)
