@@ -1006,7 +1006,7 @@ def _measure_io_workload(p, o, ns, tk, info):
     with IOSpace(p["directory"], disk_budget_bytes=budget, max_unique_bytes=p["unique_bytes"],
                  cache=p["cache"], cache_bytes=p["cache_bytes"], duration_s=p["duration_s"]) as sp:
         for i in range(o.n_samples):
-            r = sp.measure(w, seed=i + 1)
+            r = sp.measure(w, seed=i + 1, total_bytes=p["total_bytes"])
             ns[i] = r["elapsed_s"] * 1e9 / (r["bytes"] / 1e6)
             info.n_samples = i + 1
             rows.append(r)
@@ -1039,6 +1039,8 @@ register(Benchmark(
                   "the same process's previous one", min=0, max=1),
             Param("process_num", "int", 1, "processes issuing requests at once", min=1, max=64),
             Param("duration_s", "float", 0.25, "seconds each run lasts", min=0.01, max=600),
+            Param("total_bytes", "size", 0, "> 0: each run moves this many bytes (shared by the "
+                  "processes) instead of lasting duration_s", min=0, max=1 << 40),
             Param("cache", "choice", "auto", "auto, cgroup (a memory cgroup of cache_bytes holds "
                   "the page cache), direct (O_DIRECT) or buffered (the whole page cache)",
                   choices=("auto", "cgroup", "direct", "buffered")),

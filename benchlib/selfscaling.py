@@ -237,8 +237,10 @@ class IOSpace:
 
     # -- one workload
     def measure(self, w: Workload, seed: int | None = None, duration_s: float | None = None,
-                **tags) -> dict:
-        """Run one workload; a row of its parameters and results."""
+                total_bytes: int = 0, **tags) -> dict:
+        """Run one workload for duration_s (default: the space's), or, with
+        total_bytes > 0, until the processes have moved that many bytes
+        between them; a row of its parameters and results."""
         from ._native import ffi, lib
         if self._tmp is None:
             raise BenchlibError("IOSpace.measure outside its `with` block")
@@ -251,8 +253,10 @@ class IOSpace:
         p.read_frac, p.seq_frac = float(w.read_frac), float(w.seq_frac)
         p.process_num = int(w.process_num)
         p.direct = int(direct)
-        p.duration_s = float(duration_s or self.duration_s)
-        p.total_bytes = 0
+        if total_bytes < 0:
+            raise BenchlibError(f"total_bytes must be positive; got {total_bytes}")
+        p.duration_s = 0.0 if total_bytes else float(duration_s or self.duration_s)
+        p.total_bytes = int(total_bytes)
         # a long run would have filled the cache with what fits: read that much first
         p.warm_bytes = 0 if direct else (
             min(unique, self._cgroup.limit_bytes) if self._cgroup else unique)

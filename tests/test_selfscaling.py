@@ -156,6 +156,15 @@ def test_reads_writes_and_sequential_are_what_was_asked(space):
     assert r["mb_s"] > 0 and r["response_ms"] > 0 and r["cpu_s"] >= 0
 
 
+def test_a_fixed_amount_of_io(space):
+    w = S.Workload(8 * MiB, 16384, 0.5, 0.5, 2)
+    r = space.measure(w, total_bytes=4 * MiB)
+    # each process stops at its share; the last request may overshoot by one (<= 8 x mean)
+    assert 4 * MiB <= r["bytes"] <= 4 * MiB + 2 * 8 * 16384
+    with pytest.raises(BenchlibError, match="total_bytes"):
+        space.measure(w, total_bytes=-1)
+
+
 def test_sizes_follow_the_truncated_normal(space):
     # Normal(mean, sd=mean) with draws <= 0 redrawn: the realised mean is
     # mean * (1 + phi(1)/Phi(1)) = 1.288 x mean (the cap at 8 x mean is negligible)
