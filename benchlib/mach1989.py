@@ -167,9 +167,11 @@ def andrew(profile: str = "quick", directory: str | None = None) -> TableRows:
     rows = paper.load("andrew").copy()
     rows["this_machine_s"] = [r.median if ph == "Total elapsed" else med[PHASES[ph]]
                               for ph in rows["phase"]]
+    phases = rows.phase != "Total elapsed"
     for col in ("ultrix_s", "mach_s", "this_machine_s"):
-        total = rows.loc[rows.phase != "Total elapsed", col].sum()
-        rows[col.replace("_s", "_pct")] = rows[col] / total * 100
+        # each phase's share of the phases' sum (this machine's total is the
+        # median of whole runs, not the sum of per-phase medians)
+        rows[col.replace("_s", "_pct")] = (rows[col] / rows.loc[phases, col].sum() * 100).where(phases)
     return TableRows("andrew", rows, {"andrew": r},
                      {"runs": r.n_samples, "fs_type": r.extras.get("fs_type")})
 

@@ -85,6 +85,7 @@ def test_andrew_rows(monkeypatch):
     assert t.loc["Phase I", "mach_s"] == 4
     for col in ("ultrix_pct", "mach_pct", "this_machine_pct"):
         assert t[col].drop("Total elapsed").sum() == pytest.approx(100)
+        assert math.isnan(t.loc["Total elapsed", col])
     assert t.loc["Phase V", "mach_pct"] == pytest.approx(79 / 108 * 100)
 
 
