@@ -584,13 +584,12 @@ def _usage_extras(u) -> dict:
     """The fixed run's totals in ms (as the thread's table) and switch counts."""
     if u.calls <= 0:
         return {}
-    remote = u.server_user_ns >= 0
-    ms = lambda v: v / 1e6 if remote or v >= 0 else None  # noqa: E731
+    remote = u.server_user_ns >= 0  # -1 when there is no server (mode=local)
     return {"calls": int(u.calls), "elapsed_ms": u.elapsed_ns / 1e6,
             "client_user_ms": u.client_user_ns / 1e6,
             "client_system_ms": u.client_system_ns / 1e6,
-            "server_user_ms": ms(u.server_user_ns) if remote else None,
-            "server_system_ms": ms(u.server_system_ns) if remote else None,
+            "server_user_ms": u.server_user_ns / 1e6 if remote else None,
+            "server_system_ms": u.server_system_ns / 1e6 if remote else None,
             "client_voluntary_switches": int(u.client_voluntary_switches),
             "client_involuntary_switches": int(u.client_involuntary_switches),
             "server_voluntary_switches": int(u.server_voluntary_switches) if remote else None,

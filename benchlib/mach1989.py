@@ -20,7 +20,6 @@ import os
 import platform
 import re
 
-import numpy as np
 import pandas as pd
 
 from .benchmarks import have_rpc
