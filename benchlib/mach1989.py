@@ -20,6 +20,7 @@ import os
 import platform
 import re
 
+import numpy as np
 import pandas as pd
 
 from .benchmarks import have_rpc
@@ -64,14 +65,18 @@ def ipc_tests(profile: str = "quick", transport: str = "pipe", placement: str = 
     columns (totals in ms: elapsed, and the client's user and system time,
     as the thread printed them) plus the server's CPU time, context switches
     per call, and the median per-call time of the calibrated samples."""
-    res, rows = {}, []
-    for test, (mode, op) in paper.IPC_TESTS.items():
-        r = run("procedure_call", profile=profile,
-                **_call_params(mode, op, transport, placement, fixed_calls))
-        res[test] = r
-        rows.append({"test": test, **_fixed_row(r.extras["fixed_run"]),
-                     "median_us": r.median, "median_cycles": r.median_cycles})
-    return TableRows("ipc_tests", pd.DataFrame(rows), res,
+    # measured in random order, reported in the thread's: a stretch of load
+    # from outside then falls on scattered tests rather than on neighbours
+    # (remote null against remote add, say), where it would look like a result
+    tests = list(paper.IPC_TESTS)
+    res = {}
+    for i in np.random.default_rng().permutation(len(tests)):
+        mode, op = paper.IPC_TESTS[tests[i]]
+        res[tests[i]] = run("procedure_call", profile=profile,
+                            **_call_params(mode, op, transport, placement, fixed_calls))
+    rows = [{"test": t, **_fixed_row(res[t].extras["fixed_run"]),
+             "median_us": res[t].median, "median_cycles": res[t].median_cycles} for t in tests]
+    return TableRows("ipc_tests", pd.DataFrame(rows), {t: res[t] for t in tests},
                      {"transport": transport, "placement": placement,
                       "cpu": pinned_cpu() if placement != "unpinned" else None})
 
