@@ -12,7 +12,7 @@ from cffi import FFI
 HERE = Path(__file__).resolve().parent
 CSRC = HERE / "csrc"
 SOURCES = ["timing.c", "cpu.c", "syscall.c", "ipc.c", "memory.c", "fs.c", "andrew.c", "net.c",
-           "proc.c", "iowork.c"]
+           "proc.c", "iowork.c", "call.c"]
 # -O2 and no -march=native: the numbers should come from the code a user of
 # a distribution's compiler gets, and be comparable between machines.
 CFLAGS = ["-O2", "-std=gnu11", "-Wall", "-Wextra", "-Wno-unused-parameter"]

@@ -17,6 +17,7 @@
 
 #include <stdint.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 /* BEGIN CDEF */
 
@@ -263,6 +264,52 @@ typedef struct {
 
 int bl_io_fill_file(const char *path, uint64_t bytes);
 int bl_io_workload(const char *path, const bl_io_workload_params *p, bl_io_workload_result *res);
+/* call.c: a procedure call in this process against the same call served
+ * by another process (the comp.os.mach "Mach performance?" thread's IPC
+ * tests, 1989).  mode 0, local: a direct call of a procedure the compiler
+ * may not inline or analyse, arguments and results passed by value.  mode
+ * 1, process: a forked server ("bl-call-server"); the client copies the
+ * arguments into a request, one write and one read make the round trip
+ * over transport (BL_NET_PIPE: two pipes; BL_NET_UNIX: a socketpair), and
+ * the server copies them out, calls the same procedure and copies the
+ * results into the reply.  One iteration is one call.  Ops BL_CALL_LOOP
+ * (the loop alone) and BL_CALL_SYSCALL (getpid via syscall(2)) are local
+ * only.  fixed_calls > 0: after the samples, exactly that many calls are
+ * made once more and their elapsed time and the CPU time and context
+ * switches of both processes (getrusage) are returned in *usage. */
+enum {
+    BL_CALL_LOOP = 0,
+    BL_CALL_SYSCALL = 1,
+    BL_CALL_NULL = 2,
+    BL_CALL_ADD = 3,         /* add two 32-bit numbers */
+    BL_CALL_STRING_IN = 4,   /* a 200-byte string passed in by value */
+    BL_CALL_STRING_OUT = 5,  /* a 200-byte string returned by value */
+    BL_CALL_STRING_INOUT = 6 /* both */
+};
+
+typedef struct {
+    int64_t calls;                 /* calls in the fixed run (0: not made) */
+    double elapsed_ns;             /* CLOCK_MONOTONIC over the run */
+    double client_user_ns;         /* the calling thread (RUSAGE_THREAD) */
+    double client_system_ns;
+    double server_user_ns;         /* the server over the run; -1 when local */
+    double server_system_ns;
+    int64_t client_voluntary_switches;   /* ru_nvcsw, ru_nivcsw over the run */
+    int64_t client_involuntary_switches;
+    int64_t server_voluntary_switches;   /* -1 when local */
+    int64_t server_involuntary_switches;
+} bl_call_usage;
+
+int bl_procedure_call(int op, int mode, int transport, int64_t fixed_calls,
+                      bl_call_usage *usage, const bl_opts *o, double *ns, double *ticks,
+                      bl_info *info);
+
+/* memory.c: the first write to each page of a fresh anonymous mapping
+ * (small pages: MADV_NOHUGEPAGE): a page fault that allocates, zeroes and
+ * maps a page, and the page's share of the munmap that frees it.  The
+ * mmap and munmap of the same region untouched are measured and
+ * subtracted (info->overhead_ns).  One iteration is one page. */
+int bl_page_fault(const bl_opts *o, double *ns, double *ticks, bl_info *info);
 
 /* Testing aid: a body that sleeps so the interrupt path can be exercised. */
 int bl_sleep_loop(double sleep_us, const bl_opts *o, double *ns, double *ticks, bl_info *info);
@@ -290,6 +337,17 @@ int bl_interrupted(void);                   /* SIGINT seen since the guard began
 void bl_guard_begin(void);
 void bl_guard_end(void);
 int bl_pin_self(int cpu);                   /* 0 or BL_ESYS/BL_EINVAL */
+
+/* net.c, shared with call.c: fork a helper process named `name` (dies with
+ * its parent, ignores SIGINT, pinned to helper_cpu if >= 0; returns 0 in
+ * the child, its pid in the parent, -1 on failure); kill and reap it; after
+ * a failed first exchange, name a helper that could not pin itself; write
+ * or read exactly n bytes (sockets with MSG_NOSIGNAL; BL_EINTR on SIGINT). */
+pid_t bl_fork_helper(const char *name, int helper_cpu);
+void bl_stop_helper(pid_t pid);
+int bl_helper_failure(pid_t pid, int rc, int helper_cpu);
+int bl_put_all(int fd, int is_sock, const void *buf, size_t n);
+int bl_get_all(int fd, void *buf, size_t n);
 
 /* Keep a value alive so the compiler cannot drop the work that made it. */
 #define BL_KEEP(x) __asm__ __volatile__("" : : "r"(x) : "memory")

@@ -432,3 +432,54 @@ int bl_bcopy(size_t size_bytes, const bl_opts *o, double *ns, double *ticks, bl_
     }
     return run_bandwidth(BW_COPY_LIBC, size_bytes, 8, o, ns, ticks, info);
 }
+
+/* ---------- page faults ---------- */
+
+/*
+ * One iteration is one page of a fresh anonymous mapping written for the
+ * first time: the fault allocates a page, zeroes it and maps it.  The body
+ * maps `iters` pages, writes one byte to each in order and unmaps them, so
+ * the page's share of the munmap that frees it is counted too; the same
+ * mmap and munmap with no page touched is the overhead subtracted.  Small
+ * pages only (MADV_NOHUGEPAGE): a huge page would take one fault for 512.
+ */
+#define FAULT_MAX_PAGES ((int64_t)1 << 16) /* 256 MiB of 4 KiB pages per sample */
+
+static int fault_map(int64_t pages, int touch)
+{
+    size_t page = (size_t)sysconf(_SC_PAGESIZE), len = (size_t)pages * page;
+    char *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) {
+        bl_set_error("cannot map %zu bytes: %s", len, strerror(errno));
+        return BL_ENOMEM;
+    }
+#ifdef MADV_NOHUGEPAGE
+    madvise(p, len, MADV_NOHUGEPAGE);
+#endif
+    if (touch) {
+        for (int64_t i = 0; i < pages; i++)
+            p[(size_t)i * page] = (char)i;
+        BL_KEEP(p);
+    }
+    munmap(p, len);
+    return BL_OK;
+}
+
+static int fault_body(void *ctx, int64_t iters) { return fault_map(iters, 1); }
+
+static int fault_overhead(void *ctx, int64_t iters) { return fault_map(iters, 0); }
+
+int bl_page_fault(const bl_opts *o, double *ns, double *ticks, bl_info *info)
+{
+    bl_opts own = *o;
+    if (own.max_iterations <= 0 || own.max_iterations > FAULT_MAX_PAGES)
+        own.max_iterations = FAULT_MAX_PAGES;
+    if (own.iterations > FAULT_MAX_PAGES) {
+        bl_set_error("page_fault: at most %lld pages per sample", (long long)FAULT_MAX_PAGES);
+        return BL_EINVAL;
+    }
+    own.subtract_overhead = 1;
+    info->helper_cpu = -1;
+    info->huge_bytes = 0;
+    return bl_measure(fault_body, fault_overhead, NULL, &own, ns, ticks, info);
+}

@@ -45,13 +45,16 @@
 #define HELPER_NAME "bl-net-echo"
 #define HELPER_PIN_FAILED 3
 
+/* The helper's fork, stop and first-exchange check, and the blocking I/O
+ * loops below, are shared with call.c (declared in benchlib.h). */
+
 /* ------------------------------------------------------------ the helper */
 
 /* fork a helper: returns its pid in the parent, 0 in the child (already
  * named, tied to the parent's life, deaf to SIGINT and pinned), -1 on
  * failure.  SIGINT is blocked across the fork so the child can never run
  * the parent's handler. */
-static pid_t fork_helper(int helper_cpu)
+pid_t bl_fork_helper(const char *name, int helper_cpu)
 {
     sigset_t block, old;
     sigemptyset(&block);
@@ -68,13 +71,13 @@ static pid_t fork_helper(int helper_cpu)
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (getppid() != parent) /* the parent died before prctl took effect */
         _exit(1);
-    prctl(PR_SET_NAME, HELPER_NAME);
+    prctl(PR_SET_NAME, name);
     if (helper_cpu >= 0 && bl_pin_self(helper_cpu) != BL_OK)
         _exit(HELPER_PIN_FAILED);
     return 0;
 }
 
-static void stop_helper(pid_t pid)
+void bl_stop_helper(pid_t pid)
 {
     if (pid <= 0)
         return;
@@ -84,7 +87,7 @@ static void stop_helper(pid_t pid)
 }
 
 /* After a failed first exchange: say so if the helper could not pin itself. */
-static int helper_failure(pid_t pid, int rc, int helper_cpu)
+int bl_helper_failure(pid_t pid, int rc, int helper_cpu)
 {
     if (rc != BL_ESYS)
         return rc;
@@ -116,7 +119,7 @@ static void close_fd(int *fd)
 
 /* Write all n bytes.  Sockets use send(MSG_NOSIGNAL) so a dead peer is an
  * error, not SIGPIPE.  EINTR is SIGINT (the guard installs no SA_RESTART). */
-static int put_all(int fd, int is_sock, const void *buf, size_t n)
+int bl_put_all(int fd, int is_sock, const void *buf, size_t n)
 {
     const char *p = buf;
     while (n > 0) {
@@ -140,7 +143,7 @@ static int put_all(int fd, int is_sock, const void *buf, size_t n)
     return BL_OK;
 }
 
-static int get_all(int fd, void *buf, size_t n)
+int bl_get_all(int fd, void *buf, size_t n)
 {
     char *p = buf;
     while (n > 0) {
@@ -343,9 +346,9 @@ static int echo_body(void *ctx, int64_t iters)
     echo_ctx *e = ctx;
     for (int64_t i = 0; i < iters; i++) {
         uint32_t out = ++e->word, back = 0;
-        int rc = put_all(e->fd, 1, &out, sizeof out);
+        int rc = bl_put_all(e->fd, 1, &out, sizeof out);
         if (rc == BL_OK)
-            rc = get_all(e->fd, &back, sizeof back);
+            rc = bl_get_all(e->fd, &back, sizeof back);
         if (rc != BL_OK)
             return rc;
         if (back != out) {
@@ -392,7 +395,7 @@ int bl_ipc_latency(int transport, const bl_opts *o, double *ns, double *ticks, b
     if (rc != BL_OK)
         return rc;
     bl_guard_begin();
-    pid_t child = fork_helper(o->helper_cpu);
+    pid_t child = bl_fork_helper(HELPER_NAME, o->helper_cpu);
     if (child == 0) {
         close(fds[0]);
         echo_child(fds[1], transport == BL_NET_UDP);
@@ -405,14 +408,14 @@ int bl_ipc_latency(int transport, const bl_opts *o, double *ns, double *ticks, b
         info->helper_cpu = o->helper_cpu;
         echo_ctx e = {fds[0], transport == BL_NET_UDP, 0};
         /* one round trip first: a helper that failed to start is named as such */
-        rc = helper_failure(child, echo_body(&e, 1), o->helper_cpu);
+        rc = bl_helper_failure(child, echo_body(&e, 1), o->helper_cpu);
         if (rc == BL_OK)
             rc = bl_measure(echo_body, NULL, &e, o, ns, ticks, info);
     }
     if (transport == BL_NET_TCP)
         close_abortively(&fds[0]);
     close_fd(&fds[0]);
-    stop_helper(child);
+    bl_stop_helper(child);
     bl_guard_end();
     return rc;
 }
@@ -498,7 +501,7 @@ int bl_tcp_connect_latency(const bl_opts *o, int *port, double *ns, double *tick
         return rc;
     *port = ntohs(c.addr.sin_port);
     bl_guard_begin();
-    pid_t child = fork_helper(o->helper_cpu);
+    pid_t child = bl_fork_helper(HELPER_NAME, o->helper_cpu);
     if (child == 0)
         accept_child(l);
     close_fd(&l);
@@ -506,11 +509,11 @@ int bl_tcp_connect_latency(const bl_opts *o, int *port, double *ns, double *tick
         rc = bl_sys_error("fork");
     } else {
         info->helper_cpu = o->helper_cpu;
-        rc = helper_failure(child, connect_once(&c), o->helper_cpu);
+        rc = bl_helper_failure(child, connect_once(&c), o->helper_cpu);
         if (rc == BL_OK)
             rc = bl_measure(connect_body, NULL, &c, o, ns, ticks, info);
     }
-    stop_helper(child);
+    bl_stop_helper(child);
     bl_guard_end();
     return rc;
 }
@@ -534,12 +537,12 @@ static int bw_body(void *ctx, int64_t iters)
 {
     bw_ctx *b = ctx;
     uint64_t total = (uint64_t)iters * b->transfer;
-    int rc = put_all(b->data, b->is_sock, &total, sizeof total);
+    int rc = bl_put_all(b->data, b->is_sock, &total, sizeof total);
     for (int64_t i = 0; rc == BL_OK && i < iters; i++)
-        rc = put_all(b->data, b->is_sock, b->buf, b->transfer);
+        rc = bl_put_all(b->data, b->is_sock, b->buf, b->transfer);
     char a;
     if (rc == BL_OK)
-        rc = get_all(b->ack, &a, 1);
+        rc = bl_get_all(b->ack, &a, 1);
     return rc;
 }
 
@@ -644,7 +647,7 @@ int bl_ipc_bandwidth(int transport, size_t transfer_bytes, int buffer_bytes, con
     pid_t child = -1;
     bl_guard_begin();
     if (rc == BL_OK) {
-        child = fork_helper(o->helper_cpu);
+        child = bl_fork_helper(HELPER_NAME, o->helper_cpu);
         if (child == 0) {
             close(ours[0]);
             if (ours[1] != ours[0])
@@ -661,7 +664,7 @@ int bl_ipc_bandwidth(int transport, size_t transfer_bytes, int buffer_bytes, con
     if (rc == BL_OK) {
         info->helper_cpu = o->helper_cpu;
         bw_ctx b = {ours[0], ours[1], is_sock, buf, transfer_bytes};
-        rc = helper_failure(child, bw_body(&b, 1), o->helper_cpu);
+        rc = bl_helper_failure(child, bw_body(&b, 1), o->helper_cpu);
         if (rc == BL_OK)
             rc = bl_measure(bw_body, NULL, &b, o, ns, ticks, info);
     }
@@ -670,7 +673,7 @@ int bl_ipc_bandwidth(int transport, size_t transfer_bytes, int buffer_bytes, con
     if (transport == BL_NET_TCP)
         close_abortively(&ours[0]);
     close_fd(&ours[0]);
-    stop_helper(child);
+    bl_stop_helper(child);
     bl_guard_end();
     if (buf != MAP_FAILED)
         munmap(buf, transfer_bytes);
@@ -763,7 +766,7 @@ int bl_rpc_latency(int transport, const bl_opts *o, double *ns, double *ticks, b
     if (rc != BL_OK)
         return rc;
     bl_guard_begin();
-    pid_t child = fork_helper(o->helper_cpu);
+    pid_t child = bl_fork_helper(HELPER_NAME, o->helper_cpu);
     if (child == 0)
         rpc_server_child(srv, udp);
     close_fd(&srv);
@@ -784,7 +787,7 @@ int bl_rpc_latency(int transport, const bl_opts *o, double *ns, double *ticks, b
     }
     if (rc == BL_OK) {
         rpc_ctx r = {clnt, 0};
-        rc = helper_failure(child, rpc_body(&r, 1), o->helper_cpu);
+        rc = bl_helper_failure(child, rpc_body(&r, 1), o->helper_cpu);
         if (rc == BL_OK)
             rc = bl_measure(rpc_body, NULL, &r, o, ns, ticks, info);
     }
@@ -796,7 +799,7 @@ int bl_rpc_latency(int transport, const bl_opts *o, double *ns, double *ticks, b
         }
         clnt_destroy(clnt); /* closes the socket the library opened */
     }
-    stop_helper(child);
+    bl_stop_helper(child);
     bl_guard_end();
     return rc;
 }
