@@ -904,6 +904,61 @@ register(Benchmark(
 ))
 
 
+SMALL_FILE_PHASES = ("create", "write", "read", "delete")
+
+
+def _check_small_file(p: dict) -> None:
+    _check_cpu(p["cpu"])
+    free = os.statvfs(p["directory"])
+    if p["size_bytes"] * p["files"] > 0.5 * free.f_bavail * free.f_frsize:
+        raise BenchlibError(f"files x size_bytes ({p['files'] * p['size_bytes']:,} bytes) is more "
+                            f"than half the free space in {p['directory']}")
+
+
+def _measure_small_file(p, o, ns, tk, info):
+    from ._native import ffi
+
+    n = o.n_samples
+    phases = ffi.new("double[]", n * len(SMALL_FILE_PHASES))
+    o.clock_ghz = ffi.NULL  # batches are timed in C without the per-sample clock probe
+    rc = _lib().bl_small_file(_encode(p["directory"]), p["size_bytes"], p["files"], o, phases,
+                              info)
+    k, m = info.n_samples, len(SMALL_FILE_PHASES)
+    per_phase = {name: [phases[b * m + j] / 1e3 for b in range(k)]
+                 for j, name in enumerate(SMALL_FILE_PHASES)}
+    for b in range(k):
+        ns[b] = (sum(phases[b * m + j] for j in range(m)) if p["phase"] == "total"
+                 else phases[b * m + SMALL_FILE_PHASES.index(p["phase"])])
+    return rc, {"phase_us_per_file": per_phase,
+                "phase_median_us": {name: (sorted(v)[len(v) // 2] if v else None)
+                                    for name, v in per_phase.items()}}
+
+
+register(Benchmark(
+    name="small_file",
+    description="The small-file benchmark: create `files` new files, write size_bytes to each, "
+                "read each back, delete them all, each step timed over the whole batch",
+    unit="us",
+    counts="us per file of the phase chosen (total: all four); each sample is one batch of "
+           "`files` new names (open O_CREAT|O_EXCL + close; open + write + close; open + read "
+           "+ close; unlink); every phase's figures in extras (phase_us_per_file, "
+           "phase_median_us); one batch is discarded first",
+    params=(Param("phase", "choice", "total", "which figure is the value: total (all four "
+                  "steps) or one of create, write, read, delete",
+                  choices=("total",) + SMALL_FILE_PHASES),
+            Param("size_bytes", "size", 1 << 10, "bytes written to and read from each file",
+                  min=0, max=1 << 20),
+            Param("files", "int", 100, "new files per batch (the slides do not say how many)",
+                  min=1, max=100_000),
+            DIRECTORY, CPU),
+    measure=_measure_small_file,
+    to_unit=lambda ns, p: ns / 1e3,
+    check=_check_small_file,
+    memory_bytes=lambda p: p["size_bytes"],
+    extras=_fs_extras,
+))
+
+
 def _check_disk(p: dict) -> None:
     _check_cpu(p["cpu"])
     if p["block_bytes"] % 512:

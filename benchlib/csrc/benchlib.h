@@ -230,6 +230,17 @@ int bl_process_creation(int op, const char *program, const bl_opts *o, double *n
 int bl_context_switch(int processes, size_t process_bytes, const bl_opts *o, double *ns,
                       double *ticks, bl_info *info);
 
+/* fs.c: the small-file benchmark (Lai & Baker 1996).  One batch, in a
+ * private directory inside `directory`: create n_files new empty files
+ * (open O_CREAT|O_EXCL, close), write size_bytes to each (open, write,
+ * close), read each back (open, read, close), delete them all.  o->n_warmup
+ * batches are discarded, then up to o->n_samples are kept (fewer once
+ * o->max_total_ns has passed); o->cpu pins this process.
+ * phase_ns[b * 4 + k]: ns per file of phase k (0 create, 1 write, 2 read,
+ * 3 delete) in kept batch b. */
+int bl_small_file(const char *directory, size_t size_bytes, int n_files, const bl_opts *o,
+                  double *phase_ns, bl_info *info);
+
 /* Testing aid: a body that sleeps so the interrupt path can be exercised. */
 int bl_sleep_loop(double sleep_us, const bl_opts *o, double *ns, double *ticks, bl_info *info);
 
