@@ -533,6 +533,55 @@ register(Benchmark(
 ))
 
 
+UDP_MAX_DATAGRAM = 65507  # the largest UDP payload over IPv4
+
+
+def _check_udp_bandwidth(p: dict) -> None:
+    _check_pipe(p)
+    b = p["buffer_bytes"]
+    if 0 < b < 4096:
+        raise BenchlibError(f"buffer_bytes must be 0 (system default) or at least 4k; got {b}")
+
+
+def _measure_udp_bandwidth(p, o, ns, tk, info):
+    from ._native import ffi
+    o.cpu, o.helper_cpu = _pipe_cpus(p)
+    snd, rcv = ffi.new("int *", -1), ffi.new("int *", -1)
+    delivered = ffi.new("double[]", o.n_samples)
+    rc = _lib().bl_udp_bandwidth(p["datagram_bytes"], p["buffer_bytes"], o, snd, rcv,
+                                 delivered, ns, tk, info)
+    k = info.n_samples
+    fractions = [float(delivered[i]) for i in range(k)]
+    d = p["datagram_bytes"]
+    # ns[i] is per datagram received; the sender's own rate is that times the fraction
+    sent = [d / (ns[i] * f) * 1e3 if f > 0 else float("nan") for i, f in enumerate(fractions)]
+    loss = sorted(1.0 - f for f in fractions)
+    return rc, {"send_buffer_bytes": int(snd[0]), "receive_buffer_bytes": int(rcv[0]),
+                "delivered_fraction": fractions, "sent_mb_s": sent,
+                "loss_fraction_median": loss[len(loss) // 2] if loss else None}
+
+
+register(Benchmark(
+    name="udp_bandwidth",
+    description="Datagrams of datagram_bytes sent by one process over loopback UDP to another "
+                "that counts what arrives; each sample ends with an acknowledged end marker, so "
+                "datagrams lost to a full receive buffer are counted, never waited for",
+    unit="MB/s",
+    higher_is_better=True,
+    counts="MB = 10^6 bytes of datagrams received (payload; UDP/IP headers not counted) per "
+           "second of sending; extras: delivered_fraction and sent_mb_s per sample, "
+           "loss_fraction_median, buffer sizes really obtained",
+    params=(Param("datagram_bytes", "size", 8 << 10, "bytes per datagram (payload), 64 to "
+                  f"{UDP_MAX_DATAGRAM}", min=64, max=UDP_MAX_DATAGRAM),
+            Param("buffer_bytes", "size", 0, "SO_SNDBUF and SO_RCVBUF; 0 keeps the system "
+                  "default, else 4k to 256M", min=0, max=MAX_NET_BUFFER),
+            PLACEMENT, PINNED_CPU),
+    measure=_measure_udp_bandwidth,
+    to_unit=lambda ns, p: p["datagram_bytes"] / ns * 1e3,
+    check=_check_udp_bandwidth,
+))
+
+
 # ---------------------------------------------------------------- signals
 
 _SIGNAL_OPS = {"install": 0, "deliver": 1}

@@ -241,6 +241,19 @@ int bl_context_switch(int processes, size_t process_bytes, const bl_opts *o, dou
 int bl_small_file(const char *directory, size_t size_bytes, int n_files, const bl_opts *o,
                   double *phase_ns, bl_info *info);
 
+/* net.c: udp_bandwidth.  This process sends datagrams of datagram_bytes
+ * over loopback UDP to the helper, which counts what arrives.  A sample
+ * ends with an end-marker datagram (resent every 10 ms until the helper
+ * acknowledges it, with the bytes it received, over a stream socket; 5 s
+ * without an answer is an error), so lost datagrams never hang the run.
+ * delivered[i]: fraction of the bytes sent in sample i that arrived;
+ * ns[i] and ticks[i] are per datagram *received*.  buffer_bytes > 0 sets
+ * SO_SNDBUF and SO_RCVBUF; the sizes obtained go to *send_buffer and
+ * *receive_buffer. */
+int bl_udp_bandwidth(size_t datagram_bytes, int buffer_bytes, const bl_opts *o,
+                     int *send_buffer, int *receive_buffer, double *delivered, double *ns,
+                     double *ticks, bl_info *info);
+
 /* Testing aid: a body that sleeps so the interrupt path can be exercised. */
 int bl_sleep_loop(double sleep_us, const bl_opts *o, double *ns, double *ticks, bl_info *info);
 
