@@ -24,10 +24,43 @@ import pandas as pd
 from .harness import run, sweep
 from .ousterhout import TableRows, pinned_cpu
 from .papers import laibaker1996 as paper
+from .registry import filesystem_of
 
 MBIT_PER_MB = 8.0   # MB/s (10^6 bytes) -> megabits/s (10^6 bits)
 TCP_TRANSFER_BYTES = 64 << 10   # bytes per write for the TCP table (the slides do not say)
 UDP_DATAGRAM_BYTES = 8 << 10    # bytes per datagram for the UDP row (NFS's 8 KB blocks)
+
+
+def ext4_has_journal(directory: str) -> bool | None:
+    """Whether the ext4 file system holding ``directory`` has a journal
+    (its jbd2 thread in /sys/fs/ext4/<device>/journal_task, else an entry
+    in /proc/fs/jbd2); None on other file systems or when it cannot be told.
+    Without a journal, ext4 writes metadata back asynchronously, as Linux's
+    ext2 did in 1995, and avoids reusing inodes freed in the last minute."""
+    fs = filesystem_of(directory)
+    if fs["fs_type"] != "ext4":
+        return None
+    device = None
+    try:
+        with open("/proc/self/mounts") as f:
+            for line in f:
+                dev, mnt, fstype = line.split()[:3]
+                if mnt.replace("\\040", " ") == fs["mount_point"] and fstype == "ext4":
+                    device = dev
+    except OSError:
+        return None
+    if not device or not device.startswith("/dev/"):
+        return None
+    name = os.path.basename(os.path.realpath(device))
+    try:
+        with open(f"/sys/fs/ext4/{name}/journal_task") as f:
+            return f.read().strip() not in ("", "<none>")
+    except OSError:
+        pass
+    try:
+        return any(e.startswith(name + "-") for e in os.listdir("/proc/fs/jbd2"))
+    except OSError:
+        return None
 
 
 def _two_cpus() -> bool:

@@ -84,3 +84,13 @@ def test_curves_in_smoke(tmp_path):
     for size, grp in small.groupby("size_bytes"):
         assert len(grp) == 5 and (grp.us_per_file > 0).all()
     assert list(tmp_path.iterdir()) == []
+
+
+def test_ext4_journal_is_told_or_unknown(tmp_path):
+    import os
+    if os.path.isdir("/dev/shm"):
+        assert lb.ext4_has_journal("/dev/shm") is None      # tmpfs: not ext4
+    j = lb.ext4_has_journal(str(tmp_path))
+    assert j in (True, False, None)
+    if lb.filesystem_of(str(tmp_path))["fs_type"] != "ext4":
+        assert j is None
