@@ -569,7 +569,7 @@ register(Benchmark(
     unit="MB/s",
     higher_is_better=True,
     counts="MB = 10^6 bytes of datagrams received (payload; UDP/IP headers not counted) per "
-           "second of sending; extras: delivered_fraction and sent_mb_s per sample, "
+           "second, from the first datagram sent to the receiver's count; extras: delivered_fraction and sent_mb_s per sample, "
            "loss_fraction_median, buffer sizes really obtained",
     params=(Param("datagram_bytes", "size", 8 << 10, "bytes per datagram (payload), 64 to "
                   f"{UDP_MAX_DATAGRAM}", min=64, max=UDP_MAX_DATAGRAM),
