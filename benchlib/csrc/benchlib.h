@@ -247,7 +247,9 @@ int bl_small_file(const char *directory, size_t size_bytes, int n_files, const b
  * acknowledges it, with the bytes it received, over a stream socket; 5 s
  * without an answer is an error), so lost datagrams never hang the run.
  * delivered[i]: fraction of the bytes sent in sample i that arrived;
- * ns[i] and ticks[i] are per datagram *received*.  buffer_bytes > 0 sets
+ * ns[i] and ticks[i] are per datagram *received*.  A sample holds at least
+ * 16 datagrams and 1 MiB (calibrated here, then bl_measure with that count),
+ * so the marker's round trip stays a small part of it.  buffer_bytes > 0 sets
  * SO_SNDBUF and SO_RCVBUF; the sizes obtained go to *send_buffer and
  * *receive_buffer. */
 int bl_udp_bandwidth(size_t datagram_bytes, int buffer_bytes, const bl_opts *o,

@@ -702,7 +702,10 @@ int bl_ipc_bandwidth(int transport, size_t transfer_bytes, int buffer_bytes, con
  * same count again and the sender skips answers to older samples.  5 s
  * without an answer (a dead helper) is an error, never a hang.
  */
+#include <math.h>
 #include <poll.h>
+#include <sched.h>
+#include <time.h>
 
 #define UDP_MAX_DATAGRAM 65507
 #define UDP_DATA 0u
@@ -813,6 +816,51 @@ static int udp_body(void *ctx, int64_t iters)
     return BL_OK;
 }
 
+static double udp_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+/* The datagrams per sample, found here rather than by bl_measure: a sample
+ * must hold at least 16 datagrams and 1 MiB, so that the end marker's round
+ * trip (tens of µs; more when a full buffer drops the marker or the machine
+ * is busy) stays a small part of it, and one slow first call cannot fix the
+ * sample at a single datagram.  Then as bl_measure does: grow the count
+ * until a sample lasts o->target_sample_ns (and 1000 clock steps). */
+static int udp_calibrate(udp_ctx *u, const bl_opts *o, int64_t *iters_out)
+{
+    int64_t it = (int64_t)((1 << 20) / u->size);
+    if (it < 16)
+        it = 16;
+    int64_t max_it = o->max_iterations > 0 ? o->max_iterations : ((int64_t)1 << 40);
+    if (it > max_it)
+        it = max_it;
+    double target = o->target_sample_ns;
+    if (target < 1000.0 * bl_clock_resolution_ns())
+        target = 1000.0 * bl_clock_resolution_ns();
+    for (;;) {
+        double t0 = udp_now_ns();
+        int rc = udp_body(u, it);
+        double t = udp_now_ns() - t0;
+        if (rc != BL_OK)
+            return rc;
+        if (bl_interrupted())
+            return BL_EINTR;
+        if (t >= target || it >= max_it)
+            break;
+        int64_t next = (int64_t)ceil((double)it * target * 1.05 / t);
+        if (next > 10 * it)
+            next = 10 * it;
+        if (next <= it)
+            next = it + 1;
+        it = next < max_it ? next : max_it;
+    }
+    *iters_out = it;
+    return BL_OK;
+}
+
 static void udp_sink_child(int data, int ctrl)
 {
     char *buf = mmap(NULL, UDP_MAX_DATAGRAM + 1, PROT_READ | PROT_WRITE,
@@ -908,12 +956,30 @@ int bl_udp_bandwidth(size_t datagram_bytes, int buffer_bytes, const bl_opts *o,
     close_fd(&d1);
     close_fd(&ctrl[1]);
     udp_ctx u = {d0, ctrl[0], buf, datagram_bytes, 0, 0, o->n_samples, log};
+    /* pinned for the calibration too (bl_measure pins only itself) */
+    cpu_set_t saved;
+    int pinned = 0;
+    if (rc == BL_OK && o->cpu >= 0) {
+        if (sched_getaffinity(0, sizeof saved, &saved) != 0)
+            rc = bl_sys_error("sched_getaffinity");
+        else if ((rc = bl_pin_self(o->cpu)) == BL_OK)
+            pinned = 1;
+    }
     if (rc == BL_OK) {
         info->helper_cpu = o->helper_cpu;
         rc = helper_failure(child, udp_body(&u, 1), o->helper_cpu);
-        if (rc == BL_OK)
-            rc = bl_measure(udp_body, NULL, &u, o, ns, ticks, info);
+        bl_opts fixed = *o;
+        double c0 = udp_now_ns();
+        if (rc == BL_OK && fixed.iterations <= 0)
+            rc = udp_calibrate(&u, o, &fixed.iterations);
+        double cal_ns = udp_now_ns() - c0;
+        if (rc == BL_OK) {
+            rc = bl_measure(udp_body, NULL, &u, &fixed, ns, ticks, info);
+            info->calibration_ns += cal_ns;
+        }
     }
+    if (pinned)
+        sched_setaffinity(0, sizeof saved, &saved);
     /* the last n_samples body calls were the samples, in order */
     int k = rc == BL_OK || rc == BL_EINTR ? info->n_samples : 0;
     for (int i = 0; i < k; i++) {
