@@ -640,6 +640,55 @@ register(Benchmark(
 ))
 
 
+UDP_MAX_DATAGRAM = 65507  # the largest UDP payload over IPv4
+
+
+def _check_udp_bandwidth(p: dict) -> None:
+    _check_pipe(p)
+    b = p["buffer_bytes"]
+    if 0 < b < 4096:
+        raise BenchlibError(f"buffer_bytes must be 0 (system default) or at least 4k; got {b}")
+
+
+def _measure_udp_bandwidth(p, o, ns, tk, info):
+    from ._native import ffi
+    o.cpu, o.helper_cpu = _pipe_cpus(p)
+    snd, rcv = ffi.new("int *", -1), ffi.new("int *", -1)
+    delivered = ffi.new("double[]", o.n_samples)
+    rc = _lib().bl_udp_bandwidth(p["datagram_bytes"], p["buffer_bytes"], o, snd, rcv,
+                                 delivered, ns, tk, info)
+    k = info.n_samples
+    fractions = [float(delivered[i]) for i in range(k)]
+    d = p["datagram_bytes"]
+    # ns[i] is per datagram received; the sender's own rate is that times the fraction
+    sent = [d / (ns[i] * f) * 1e3 if f > 0 else float("nan") for i, f in enumerate(fractions)]
+    loss = sorted(1.0 - f for f in fractions)
+    return rc, {"send_buffer_bytes": int(snd[0]), "receive_buffer_bytes": int(rcv[0]),
+                "delivered_fraction": fractions, "sent_mb_s": sent,
+                "loss_fraction_median": loss[len(loss) // 2] if loss else None}
+
+
+register(Benchmark(
+    name="udp_bandwidth",
+    description="Datagrams of datagram_bytes sent by one process over loopback UDP to another "
+                "that counts what arrives; each sample ends with an acknowledged end marker, so "
+                "datagrams lost to a full receive buffer are counted, never waited for",
+    unit="MB/s",
+    higher_is_better=True,
+    counts="MB = 10^6 bytes of datagrams received (payload; UDP/IP headers not counted) per "
+           "second, from the first datagram sent to the receiver's count; extras: delivered_fraction and sent_mb_s per sample, "
+           "loss_fraction_median, buffer sizes really obtained",
+    params=(Param("datagram_bytes", "size", 8 << 10, "bytes per datagram (payload), 64 to "
+                  f"{UDP_MAX_DATAGRAM}", min=64, max=UDP_MAX_DATAGRAM),
+            Param("buffer_bytes", "size", 0, "SO_SNDBUF and SO_RCVBUF; 0 keeps the system "
+                  "default, else 4k to 256M", min=0, max=MAX_NET_BUFFER),
+            PLACEMENT, PINNED_CPU),
+    measure=_measure_udp_bandwidth,
+    to_unit=lambda ns, p: p["datagram_bytes"] / ns * 1e3,
+    check=_check_udp_bandwidth,
+))
+
+
 # ---------------------------------------------------------------- signals
 
 _SIGNAL_OPS = {"install": 0, "deliver": 1}
@@ -1008,6 +1057,61 @@ register(Benchmark(
     to_unit=lambda ns, p: ns / 1e3,
     extras=_fs_extras,
     memory_bytes=lambda p: p["file_bytes"] * p["files"],
+))
+
+
+SMALL_FILE_PHASES = ("create", "write", "read", "delete")
+
+
+def _check_small_file(p: dict) -> None:
+    _check_cpu(p["cpu"])
+    free = os.statvfs(p["directory"])
+    if p["size_bytes"] * p["files"] > 0.5 * free.f_bavail * free.f_frsize:
+        raise BenchlibError(f"files x size_bytes ({p['files'] * p['size_bytes']:,} bytes) is more "
+                            f"than half the free space in {p['directory']}")
+
+
+def _measure_small_file(p, o, ns, tk, info):
+    from ._native import ffi
+
+    n = o.n_samples
+    phases = ffi.new("double[]", n * len(SMALL_FILE_PHASES))
+    o.clock_ghz = ffi.NULL  # batches are timed in C without the per-sample clock probe
+    rc = _lib().bl_small_file(_encode(p["directory"]), p["size_bytes"], p["files"], o, phases,
+                              info)
+    k, m = info.n_samples, len(SMALL_FILE_PHASES)
+    per_phase = {name: [phases[b * m + j] / 1e3 for b in range(k)]
+                 for j, name in enumerate(SMALL_FILE_PHASES)}
+    for b in range(k):
+        ns[b] = (sum(phases[b * m + j] for j in range(m)) if p["phase"] == "total"
+                 else phases[b * m + SMALL_FILE_PHASES.index(p["phase"])])
+    return rc, {"phase_us_per_file": per_phase,
+                "phase_median_us": {name: (sorted(v)[len(v) // 2] if v else None)
+                                    for name, v in per_phase.items()}}
+
+
+register(Benchmark(
+    name="small_file",
+    description="The small-file benchmark: create `files` new files, write size_bytes to each, "
+                "read each back, delete them all, each step timed over the whole batch",
+    unit="us",
+    counts="us per file of the phase chosen (total: all four); each sample is one batch of "
+           "`files` new names (open O_CREAT|O_EXCL + close; open + write + close; open + read "
+           "+ close; unlink); every phase's figures in extras (phase_us_per_file, "
+           "phase_median_us); one batch is discarded first",
+    params=(Param("phase", "choice", "total", "which figure is the value: total (all four "
+                  "steps) or one of create, write, read, delete",
+                  choices=("total",) + SMALL_FILE_PHASES),
+            Param("size_bytes", "size", 1 << 10, "bytes written to and read from each file",
+                  min=0, max=1 << 20),
+            Param("files", "int", 100, "new files per batch (the slides do not say how many)",
+                  min=1, max=100_000),
+            DIRECTORY, CPU),
+    measure=_measure_small_file,
+    to_unit=lambda ns, p: ns / 1e3,
+    check=_check_small_file,
+    memory_bytes=lambda p: p["size_bytes"],
+    extras=_fs_extras,
 ))
 
 

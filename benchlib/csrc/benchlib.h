@@ -310,6 +310,31 @@ int bl_procedure_call(int op, int mode, int transport, int64_t fixed_calls,
  * mmap and munmap of the same region untouched are measured and
  * subtracted (info->overhead_ns).  One iteration is one page. */
 int bl_page_fault(const bl_opts *o, double *ns, double *ticks, bl_info *info);
+/* fs.c: the small-file benchmark (Lai & Baker 1996).  One batch, in a
+ * private directory inside `directory`: create n_files new empty files
+ * (open O_CREAT|O_EXCL, close), write size_bytes to each (open, write,
+ * close), read each back (open, read, close), delete them all.  o->n_warmup
+ * batches are discarded, then up to o->n_samples are kept (fewer once
+ * o->max_total_ns has passed); o->cpu pins this process.
+ * phase_ns[b * 4 + k]: ns per file of phase k (0 create, 1 write, 2 read,
+ * 3 delete) in kept batch b. */
+int bl_small_file(const char *directory, size_t size_bytes, int n_files, const bl_opts *o,
+                  double *phase_ns, bl_info *info);
+
+/* net.c: udp_bandwidth.  This process sends datagrams of datagram_bytes
+ * over loopback UDP to the helper, which counts what arrives.  A sample
+ * ends with an end-marker datagram (resent every 10 ms until the helper
+ * acknowledges it, with the bytes it received, over a stream socket; 5 s
+ * without an answer is an error), so lost datagrams never hang the run.
+ * delivered[i]: fraction of the bytes sent in sample i that arrived;
+ * ns[i] and ticks[i] are per datagram *received*.  A sample holds at least
+ * 16 datagrams and 1 MiB (calibrated here, then bl_measure with that count),
+ * so the marker's round trip stays a small part of it.  buffer_bytes > 0 sets
+ * SO_SNDBUF and SO_RCVBUF; the sizes obtained go to *send_buffer and
+ * *receive_buffer. */
+int bl_udp_bandwidth(size_t datagram_bytes, int buffer_bytes, const bl_opts *o,
+                     int *send_buffer, int *receive_buffer, double *delivered, double *ns,
+                     double *ticks, bl_info *info);
 
 /* Testing aid: a body that sleeps so the interrupt path can be exercised. */
 int bl_sleep_loop(double sleep_us, const bl_opts *o, double *ns, double *ticks, bl_info *info);

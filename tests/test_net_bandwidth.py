@@ -1,0 +1,126 @@
+"""udp_bandwidth, and TCP bandwidth at small transfers: structure, loss
+accounting, clean-up, no hang.  No timing thresholds."""
+import os
+import signal
+import threading
+import time
+
+import pytest
+
+import benchlib
+from benchlib.errors import BenchlibError, MeasurementError
+from conftest import children_of, comm, interrupt_run, kill_children, subreaper
+
+HELPER = "bl-net-echo"
+
+
+def _helpers_of(pid):
+    return [k for k in children_of(pid) if comm(k) == HELPER]
+
+
+def _fds():
+    return sorted(os.listdir("/proc/self/fd"))
+
+
+def test_udp_bandwidth_counts_what_arrives():
+    before = _fds()
+    r = benchlib.run("udp_bandwidth", datagram_bytes="8k", profile="smoke")
+    assert r.unit == "MB/s" and r.higher_is_better and all(s > 0 for s in r.samples)
+    fractions, sent = r.extras["delivered_fraction"], r.extras["sent_mb_s"]
+    assert len(fractions) == len(sent) == r.n_samples
+    assert all(0 < f <= 1 for f in fractions)
+    for got, f, s in zip(r.samples, fractions, sent):
+        assert got == pytest.approx(s * f)     # received = sent x delivered
+        assert got <= s * (1 + 1e-9)
+    # ns_per_iteration is per datagram received: MB/s = bytes / ns x 1e3
+    assert r.samples[0] == pytest.approx(8192 / r.ns_per_iteration[0] * 1e3)
+    assert r.extras["receive_buffer_bytes"] > 0
+    assert _fds() == before and _helpers_of(os.getpid()) == []
+
+
+def test_udp_nothing_lost_is_counted_exactly():
+    # a receive buffer larger than a whole sample drops nothing: every byte is counted
+    r = benchlib.run("udp_bandwidth", datagram_bytes="8k", buffer_bytes="4M", profile="smoke")
+    per_sample = r.iterations_per_sample * 8192
+    if r.extras["receive_buffer_bytes"] < 4 * per_sample:
+        pytest.skip(f"net.core.rmem_max allows only {r.extras['receive_buffer_bytes']} bytes")
+    assert r.extras["delivered_fraction"] == [1.0] * r.n_samples
+    assert r.extras["loss_fraction_median"] == 0.0
+
+
+def _run_in_thread(**params):
+    out = {}
+
+    def go():
+        try:
+            out["result"] = benchlib.run("udp_bandwidth", **params)
+        except Exception as e:  # noqa: BLE001 - the test inspects it
+            out["error"] = e
+
+    t = threading.Thread(target=go)
+    t.start()
+    deadline = time.monotonic() + 10
+    while not _helpers_of(os.getpid()) and time.monotonic() < deadline:
+        time.sleep(0.005)
+    helpers = _helpers_of(os.getpid())
+    assert helpers, "the run never started its helper"
+    return t, out, helpers[0]
+
+
+def test_udp_loss_is_counted_and_does_not_hang():
+    # The receiver, made SCHED_IDLE on the sender's CPU, runs only while the
+    # sender waits: each sample's burst (at least 16 datagrams) overflows its
+    # one-datagram buffer, and the end marker finds the buffer full and must
+    # be resent.  Deterministic loss.
+    t, out, helper = _run_in_thread(datagram_bytes=60000, buffer_bytes="4k",
+                                    placement="same_cpu", profile="quick", n_samples=400)
+    try:
+        os.sched_setscheduler(helper, os.SCHED_IDLE, os.sched_param(0))
+    except ProcessLookupError:
+        pytest.fail("the run ended before its helper could be slowed down")
+    t.join(timeout=60)
+    assert not t.is_alive(), "the run hung"
+    r = out.get("result")
+    assert r is not None, out
+    assert r.iterations_per_sample >= 16
+    assert min(r.extras["delivered_fraction"]) < 1
+    assert all(0 < f <= 1 for f in r.extras["delivered_fraction"])
+    assert _helpers_of(os.getpid()) == []
+
+
+def test_udp_helper_death_is_an_error_not_a_hang():
+    t, out, helper = _run_in_thread(profile="quick", n_samples=1000)
+    time.sleep(0.2)
+    os.kill(helper, signal.SIGKILL)
+    t.join(timeout=30)
+    assert not t.is_alive(), "the run hung after its helper died"
+    assert isinstance(out.get("error"), MeasurementError), out
+    assert "helper" in str(out["error"])
+    assert _helpers_of(os.getpid()) == []
+
+
+@pytest.mark.parametrize("params,message", [
+    ({"datagram_bytes": 65508}, "datagram_bytes must be <= 65507"),
+    ({"datagram_bytes": 8}, "datagram_bytes must be >= 64"),
+    ({"buffer_bytes": "100"}, "at least 4k"),
+    ({"placement": "unpinned", "cpu": 0}, "cannot be set"),
+])
+def test_udp_bad_parameters(params, message):
+    with pytest.raises(BenchlibError, match=message):
+        benchlib.run("udp_bandwidth", params, profile="smoke")
+
+
+def test_udp_interrupt_leaves_no_helper():
+    with subreaper():
+        rc, err = interrupt_run("udp_bandwidth", [], started=_helpers_of)
+        assert rc == 130, err
+        assert "Traceback" not in err
+        time.sleep(0.2)
+        assert kill_children() == []
+
+
+def test_tcp_small_transfers_are_not_held_for_a_delayed_ack():
+    # Nagle's rule and the reader's delayed ACK once made every sample of a
+    # 4k transfer wait 40 ms, so calibration stopped at one transfer per sample
+    r = benchlib.run("ipc_bandwidth", transport="tcp", transfer_bytes="4k", profile="smoke")
+    assert r.iterations_per_sample > 1
