@@ -242,3 +242,16 @@ def test_plans_and_random_workloads_stay_in_range():
     assert len(ortho) == plan.grid_values ** 4 * 2 and len(axes["process_num"]) == 2
     with pytest.raises(BenchlibError, match="unknown profile"):
         S.plan_for("huge")
+
+
+def test_the_o_direct_fallback(tmp_path):
+    from benchlib.registry import filesystem_of
+    if filesystem_of(str(tmp_path)).get("fs_type") in ("tmpfs", "ramfs"):
+        pytest.skip("no disk under the temporary directory")
+    with S.IOSpace(str(tmp_path), disk_budget_bytes=8 * MiB, cache="direct",
+                   duration_s=0.03) as sp:
+        assert sp.method == "direct" and "O_DIRECT" in sp.method_note
+        r = sp.measure(S.Workload(8 * MiB, 10000, 0.5, 0.0, 1))
+        # O_DIRECT requests are whole 4 KiB blocks, and nothing warms a cache
+        assert r["bytes"] % 4096 == 0 and r["warm_s"] == 0 and r["mb_s"] > 0
+    assert os.listdir(tmp_path) == []
