@@ -54,3 +54,18 @@ def with_rows(paper: pd.DataFrame, ours: pd.DataFrame, sort_by: str,
     b = ours.assign(source="this machine")
     out = pd.concat([a, b], ignore_index=True)
     return out.sort_values(sort_by, ascending=ascending, kind="stable").reset_index(drop=True)
+
+
+def transcribe_main(paper: str, transcribe, argv: list[str] | None = None) -> int:
+    """``python -m benchlib.papers.<paper> SEED.txt``: parse the seed text with
+    ``transcribe`` (text -> {stem: DataFrame}) and rewrite the paper's CSVs."""
+    import sys
+
+    argv = sys.argv[1:] if argv is None else argv
+    if len(argv) != 1:
+        print(f"usage: python -m benchlib.papers.{paper} SEED.txt", file=sys.stderr)
+        return 2
+    for stem, df in transcribe(Path(argv[0]).read_text()).items():
+        df.to_csv(paper_dir(paper) / f"{stem}.csv", index=False)
+        print(f"wrote {stem}.csv ({len(df)} rows)")
+    return 0

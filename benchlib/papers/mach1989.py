@@ -16,11 +16,10 @@ import math
 import re
 import sys
 from dataclasses import dataclass
-from pathlib import Path
 
 import pandas as pd
 
-from . import load_table, paper_dir
+from . import load_table, transcribe_main
 
 PAPER = "mach1989"
 TABLES = ("ipc_tests", "ipc_tests_per_call", "network_ipc_per_call", "unix_calls",
@@ -348,14 +347,7 @@ def quoted_copies(seed_text: str) -> dict[str, pd.DataFrame]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
-    if len(argv) != 1:
-        print("usage: python -m benchlib.papers.mach1989 SEED.txt", file=sys.stderr)
-        return 2
-    for stem, df in transcribe(Path(argv[0]).read_text()).items():
-        df.to_csv(paper_dir(PAPER) / f"{stem}.csv", index=False)
-        print(f"wrote {stem}.csv ({len(df)} rows)")
-    return 0
+    return transcribe_main(PAPER, transcribe, argv)
 
 
 if __name__ == "__main__":

@@ -8,11 +8,10 @@ from __future__ import annotations
 
 import re
 import sys
-from pathlib import Path
 
 import pandas as pd
 
-from . import load_table, paper_dir
+from . import load_table, transcribe_main
 from .markdown import tables_with_captions
 
 PAPER = "ousterhout1990"
@@ -314,15 +313,7 @@ def transcribe(seed_text: str) -> dict[str, pd.DataFrame]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
-    if len(argv) != 1:
-        print("usage: python -m benchlib.papers.ousterhout1990 SEED.txt", file=sys.stderr)
-        return 2
-    tables = transcribe(Path(argv[0]).read_text())
-    for stem, df in tables.items():
-        df.to_csv(paper_dir(PAPER) / f"{stem}.csv", index=False)
-        print(f"wrote {stem}.csv ({len(df)} rows)")
-    return 0
+    return transcribe_main(PAPER, transcribe, argv)
 
 
 if __name__ == "__main__":
