@@ -15,7 +15,7 @@ import subprocess
 from .errors import BenchlibError, MeasurementError
 import tempfile
 
-from .registry import Benchmark, Param, filesystem_of, register
+from .registry import Benchmark, Param, check_free_space, filesystem_of, register
 
 CPU = Param("cpu", "int", -1, "CPU to pin the measuring process to; -1 leaves it unpinned",
             min=-1, max=4095)
@@ -643,13 +643,6 @@ register(Benchmark(
 UDP_MAX_DATAGRAM = 65507  # the largest UDP payload over IPv4
 
 
-def _check_udp_bandwidth(p: dict) -> None:
-    _check_pipe(p)
-    b = p["buffer_bytes"]
-    if 0 < b < 4096:
-        raise BenchlibError(f"buffer_bytes must be 0 (system default) or at least 4k; got {b}")
-
-
 def _measure_udp_bandwidth(p, o, ns, tk, info):
     from ._native import ffi
     o.cpu, o.helper_cpu = _pipe_cpus(p)
@@ -685,7 +678,7 @@ register(Benchmark(
             PLACEMENT, PINNED_CPU),
     measure=_measure_udp_bandwidth,
     to_unit=lambda ns, p: p["datagram_bytes"] / ns * 1e3,
-    check=_check_udp_bandwidth,
+    check=_check_ipc_bandwidth,  # the same two checks: placement and buffer size
 ))
 
 
@@ -963,10 +956,7 @@ register(Benchmark(
 
 
 def _check_free_space(p: dict) -> None:
-    free = os.statvfs(p["directory"])
-    if p["file_bytes"] > 0.5 * free.f_bavail * free.f_frsize:
-        raise BenchlibError(f"file_bytes ({p['file_bytes']:,}) is more than half the free space "
-                            f"in {p['directory']}")
+    check_free_space(p["file_bytes"], p["directory"], "file_bytes")
 
 
 def _check_file_read(p: dict) -> None:
@@ -1065,10 +1055,7 @@ SMALL_FILE_PHASES = ("create", "write", "read", "delete")
 
 def _check_small_file(p: dict) -> None:
     _check_cpu(p["cpu"])
-    free = os.statvfs(p["directory"])
-    if p["size_bytes"] * p["files"] > 0.5 * free.f_bavail * free.f_frsize:
-        raise BenchlibError(f"files x size_bytes ({p['files'] * p['size_bytes']:,} bytes) is more "
-                            f"than half the free space in {p['directory']}")
+    check_free_space(p["size_bytes"] * p["files"], p["directory"], "files x size_bytes")
 
 
 def _measure_small_file(p, o, ns, tk, info):

@@ -250,16 +250,15 @@ def single_parameter_graphs(families: dict, focal: dict, title: str = "",
                 continue
             df = df.sort_values(p)
             ax.plot(df[p], df["mb_s"], "o-", color=f"C{i}")
-            f = focal[r]
-            fv = getattr(f, p) if not isinstance(f, dict) else f[p]
-            ax.axvline(fv, ls="--", color=PAPER, lw=1)
+            f = focal[r]  # a selfscaling.Workload
+            ax.axvline(getattr(f, p), ls="--", color=PAPER, lw=1)
             if well is not None:
                 ok = df[df["mb_s"] >= well * df["mb_s"].max()][p]
                 ax.axvspan(ok.min(), ok.max(), color="C2", alpha=0.15)
             _io_axis(ax, p)
             ax.set_ylim(bottom=0)
-            u = getattr(f, "unique_bytes", None) if not isinstance(f, dict) else f["unique_bytes"]
-            ax.set_title(f"{_PARAM_LABEL[p]} (uniqueBytes {_fmt_bytes(u)})", fontsize=9)
+            ax.set_title(f"{_PARAM_LABEL[p]} (uniqueBytes {_fmt_bytes(f.unique_bytes)})",
+                         fontsize=9)
     if title:
         fig.suptitle(title)
     fig.tight_layout()

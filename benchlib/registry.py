@@ -188,6 +188,17 @@ def check_directory(value, name: str = "directory") -> str:
     return path
 
 
+def check_free_space(nbytes: int, directory: str, what: str) -> None:
+    """Refuse to write more than half the free space of `directory`."""
+    import os
+
+    st = os.statvfs(directory)
+    free = st.f_bavail * st.f_frsize
+    if nbytes > free // 2:
+        raise BenchlibError(f"{what} ({nbytes:,} bytes) is more than half the free space in "
+                            f"{directory} ({free:,} bytes free)")
+
+
 def filesystem_of(path: str) -> dict:
     """The mount a path lives on: type and mount point (from /proc/self/mounts)."""
     import os

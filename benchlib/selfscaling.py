@@ -28,7 +28,7 @@ import pandas as pd
 from .analysis import selfscaling as model
 from .errors import BenchlibError
 from .metadata import machine_info
-from .registry import filesystem_of
+from .registry import check_directory, check_free_space, filesystem_of
 
 PARAMS = model.PARAMS  # unique_bytes, size_mean_bytes, read_frac, seq_frac, process_num
 CACHE_METHODS = ("auto", "cgroup", "direct", "buffered")
@@ -154,21 +154,11 @@ class IOSpace:
         if self.cache not in CACHE_METHODS:
             raise BenchlibError(f"unknown cache method {self.cache!r}; valid: "
                                 f"{', '.join(CACHE_METHODS)}")
-        directory = os.path.abspath(os.path.expanduser(str(self.directory)))
-        if not os.path.isdir(directory):
-            raise BenchlibError(f"directory {self.directory!r} does not exist")
-        if not os.access(directory, os.W_OK | os.X_OK):
-            raise BenchlibError(f"directory {self.directory!r} is not writable")
-        self.directory = directory
+        self.directory = directory = check_directory(self.directory)
         if self.disk_budget_bytes < 4 * MiB:
             raise BenchlibError(f"disk_budget_bytes must be at least 4 MiB; got "
                                 f"{self.disk_budget_bytes:,}")
-        st = os.statvfs(directory)
-        free = st.f_bavail * st.f_frsize
-        if self.disk_budget_bytes > free // 2:
-            raise BenchlibError(
-                f"disk_budget_bytes ({self.disk_budget_bytes:,}) is more than half the free "
-                f"space in {directory} ({free:,} bytes free); give a smaller budget")
+        check_free_space(self.disk_budget_bytes, directory, "disk_budget_bytes")
         if self.max_unique_bytes is None:
             self.max_unique_bytes = self.disk_budget_bytes
         if self.max_unique_bytes > self.disk_budget_bytes:

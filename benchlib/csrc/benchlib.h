@@ -362,6 +362,16 @@ int bl_interrupted(void);                   /* SIGINT seen since the guard began
 void bl_guard_begin(void);
 void bl_guard_end(void);
 int bl_pin_self(int cpu);                   /* 0 or BL_ESYS/BL_EINVAL */
+#ifdef _GNU_SOURCE /* cpu_set_t; every C file of the library defines it */
+#include <sched.h>
+/* A thread pinned for a measurement and the affinity to give back after. */
+typedef struct {
+    cpu_set_t saved;
+    int pinned;
+} bl_pinning;
+int bl_pin_begin(int cpu, bl_pinning *p);   /* cpu < 0: leaves the thread as it is */
+void bl_pin_end(const bl_pinning *p);
+#endif
 
 /* net.c, shared with call.c: fork a helper process named `name` (dies with
  * its parent, ignores SIGINT, pinned to helper_cpu if >= 0; returns 0 in

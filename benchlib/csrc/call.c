@@ -370,15 +370,10 @@ static double mono_ns(void)
  * and of the server, pinned as bl_measure pins. */
 static int fixed_run(call_ctx *c, int64_t calls, const bl_opts *o, bl_call_usage *u)
 {
-    cpu_set_t saved;
-    int pinned = 0, rc = BL_OK;
-    if (o->cpu >= 0) {
-        if (sched_getaffinity(0, sizeof saved, &saved) != 0)
-            return bl_sys_error("sched_getaffinity");
-        if ((rc = bl_pin_self(o->cpu)) != BL_OK)
-            return rc;
-        pinned = 1;
-    }
+    bl_pinning pin;
+    int rc = bl_pin_begin(o->cpu, &pin);
+    if (rc != BL_OK)
+        return rc;
     if (c->remote)
         rc = round_trip(c, SRV_RESET, 0);
     struct rusage r0, r1;
@@ -407,8 +402,7 @@ static int fixed_run(call_ctx *c, int64_t calls, const bl_opts *o, bl_call_usage
         u->server_voluntary_switches = srv[2];
         u->server_involuntary_switches = srv[3];
     }
-    if (pinned)
-        sched_setaffinity(0, sizeof saved, &saved);
+    bl_pin_end(&pin);
     return rc;
 }
 

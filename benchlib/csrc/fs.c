@@ -194,7 +194,7 @@ int bl_create_delete(const char *directory, size_t file_bytes, int sync, const b
 }
 
 /* ---------- reading a cached file: read() into one buffer (Table 6), read() or
- * mmap() and sum the words (the lmbench paper's file reread) ---------- */
+ * mmap() and sum the words (McVoy and Staelin's file reread, USENIX 1996) ---------- */
 
 #include <sys/mman.h>
 #include <time.h>
@@ -593,28 +593,20 @@ int bl_small_file(const char *directory, size_t size_bytes, int n_files, const b
         bl_set_error("n_samples must be at least 1");
         return BL_EINVAL;
     }
-    cpu_set_t saved;
-    int pinned = 0;
-    if (o->cpu >= 0) {
-        if (sched_getaffinity(0, sizeof saved, &saved) != 0)
-            return bl_sys_error("sched_getaffinity");
-        int rc = bl_pin_self(o->cpu);
-        if (rc != BL_OK)
-            return rc;
-        pinned = 1;
-    }
+    bl_pinning pin;
+    int rc = bl_pin_begin(o->cpu, &pin);
+    if (rc != BL_OK)
+        return rc;
     workdir w;
-    int rc = workdir_open(&w, directory);
+    rc = workdir_open(&w, directory);
     if (rc != BL_OK) {
-        if (pinned)
-            sched_setaffinity(0, sizeof saved, &saved);
+        bl_pin_end(&pin);
         return rc;
     }
     char *buf = malloc(size_bytes ? size_bytes : 1);
     if (!buf) {
         workdir_close(&w, none, 0);
-        if (pinned)
-            sched_setaffinity(0, sizeof saved, &saved);
+        bl_pin_end(&pin);
         return BL_ENOMEM;
     }
     memset(buf, 'x', size_bytes);
@@ -664,7 +656,6 @@ int bl_small_file(const char *directory, size_t size_bytes, int n_files, const b
     bl_guard_end();
     free(buf);
     workdir_close(&w, none, 0);
-    if (pinned)
-        sched_setaffinity(0, sizeof saved, &saved);
+    bl_pin_end(&pin);
     return rc;
 }

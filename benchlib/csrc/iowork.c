@@ -225,9 +225,8 @@ static void worker(int index, const char *path, const bl_io_workload_params *p, 
         do
             draw = p->size_mean_bytes * (1.0 + rng_normal(&r));
         while (draw < 1.0 || draw > (double)max_request);
+        /* max_request is a multiple of unit, so rounding up stays within it */
         uint64_t size = ((uint64_t)draw + unit - 1) / unit * unit;
-        if (size > max_request)
-            size = max_request;
         int is_read = rng_unit(&r) < p->read_frac;
         int seq = rng_unit(&r) < p->seq_frac;
         uint64_t off;
@@ -309,10 +308,8 @@ int bl_io_workload(const char *path, const bl_io_workload_params *p, bl_io_workl
         max_request = p->unique_bytes;
     if (p->direct)
         max_request = (max_request + ALIGN - 1) / ALIGN * ALIGN;
-    if (max_request < ALIGN)
+    if (max_request < ALIGN) /* unique_bytes >= ALIGN, so this still fits */
         max_request = ALIGN;
-    if (max_request > p->unique_bytes && p->direct)
-        max_request = p->unique_bytes;
 
     /* Start from a known state: nothing of the file in the page cache. */
     int fd = open(path, O_RDWR | O_CLOEXEC);

@@ -315,18 +315,18 @@ typedef struct {
     char *src, *dst;
     size_t bytes, stride;
     int op;
-} bw_ctx;
+} bandwidth_ctx;
 
-enum { BW_READ, BW_WRITE, BW_RMW, BW_COPY_UNROLLED, BW_MEMSET, BW_COPY_LIBC };
+enum { BANDWIDTH_READ, BANDWIDTH_WRITE, BANDWIDTH_RMW, BANDWIDTH_COPY_UNROLLED, BANDWIDTH_MEMSET, BANDWIDTH_COPY_LIBC };
 
-static int bw_body(void *ctx, int64_t iters)
+static int bandwidth_body(void *ctx, int64_t iters)
 {
-    bw_ctx *c = ctx;
+    bandwidth_ctx *c = ctx;
     size_t words = c->bytes / 8, step = c->stride / 8;
     uint64_t *s = (uint64_t *)c->src, *d = (uint64_t *)c->dst;
     for (int64_t it = 0; it < iters; it++) {
         switch (c->op) {
-        case BW_READ: {
+        case BANDWIDTH_READ: {
             /* four sums so the adds do not serialise the loads */
             uint64_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
             size_t i = 0, n4 = words - words % (4 * step);
@@ -341,17 +341,17 @@ static int bw_body(void *ctx, int64_t iters)
             BL_KEEP(a0 + a1 + a2 + a3);
             break;
         }
-        case BW_WRITE:
+        case BANDWIDTH_WRITE:
             for (size_t i = 0; i < words; i += step)
                 s[i] = (uint64_t)it;
             BL_CLOBBER();
             break;
-        case BW_RMW:
+        case BANDWIDTH_RMW:
             for (size_t i = 0; i < words; i += step)
                 s[i] += 1;
             BL_CLOBBER();
             break;
-        case BW_COPY_UNROLLED: {
+        case BANDWIDTH_COPY_UNROLLED: {
             size_t i = 0, n8 = words - words % 8;
             for (; i < n8; i += 8) {
                 d[i] = s[i];
@@ -368,11 +368,11 @@ static int bw_body(void *ctx, int64_t iters)
             BL_CLOBBER();
             break;
         }
-        case BW_MEMSET:
+        case BANDWIDTH_MEMSET:
             memset(c->src, (int)(it & 0xff), c->bytes);
             BL_KEEP(c->src);
             break;
-        case BW_COPY_LIBC:
+        case BANDWIDTH_COPY_LIBC:
             memcpy(c->dst, c->src, c->bytes);
             BL_KEEP(c->dst);
             break;
@@ -381,7 +381,7 @@ static int bw_body(void *ctx, int64_t iters)
     return BL_OK;
 }
 
-static int needs_dst(int op) { return op == BW_COPY_UNROLLED || op == BW_COPY_LIBC; }
+static int needs_dst(int op) { return op == BANDWIDTH_COPY_UNROLLED || op == BANDWIDTH_COPY_LIBC; }
 
 /* Map the buffers an op needs, fill the source, measure, unmap. */
 static int run_bandwidth(int op, size_t size_bytes, size_t stride_bytes, const bl_opts *o,
@@ -393,10 +393,10 @@ static int run_bandwidth(int op, size_t size_bytes, size_t stride_bytes, const b
         rc = buffer_map(&dst, size_bytes, 0);
     if (rc == BL_OK) {
         memset(src.base, 1, size_bytes);
-        bw_ctx c = {src.base, dst.base, size_bytes, stride_bytes, op};
+        bandwidth_ctx c = {src.base, dst.base, size_bytes, stride_bytes, op};
         info->helper_cpu = -1;
         info->huge_bytes = 0;
-        rc = bl_measure(bw_body, NULL, &c, o, ns, ticks, info);
+        rc = bl_measure(bandwidth_body, NULL, &c, o, ns, ticks, info);
     }
     buffer_unmap(&src);
     buffer_unmap(&dst);
@@ -406,7 +406,7 @@ static int run_bandwidth(int op, size_t size_bytes, size_t stride_bytes, const b
 int bl_mem_bandwidth(int op, size_t size_bytes, size_t stride_bytes, const bl_opts *o,
                      double *ns, double *ticks, bl_info *info)
 {
-    if (op < BW_READ || op > BW_COPY_LIBC) {
+    if (op < BANDWIDTH_READ || op > BANDWIDTH_COPY_LIBC) {
         bl_set_error("unknown bandwidth op %d", op);
         return BL_EINVAL;
     }
@@ -415,7 +415,7 @@ int bl_mem_bandwidth(int op, size_t size_bytes, size_t stride_bytes, const bl_op
                      "than the size");
         return BL_EINVAL;
     }
-    if (stride_bytes != 8 && op >= BW_COPY_UNROLLED) {
+    if (stride_bytes != 8 && op >= BANDWIDTH_COPY_UNROLLED) {
         bl_set_error("copies and memset are dense: stride_bytes must be 8");
         return BL_EINVAL;
     }
@@ -430,7 +430,7 @@ int bl_bcopy(size_t size_bytes, const bl_opts *o, double *ns, double *ticks, bl_
         bl_set_error("size_bytes must be > 0");
         return BL_EINVAL;
     }
-    return run_bandwidth(BW_COPY_LIBC, size_bytes, 8, o, ns, ticks, info);
+    return run_bandwidth(BANDWIDTH_COPY_LIBC, size_bytes, 8, o, ns, ticks, info);
 }
 
 /* ---------- page faults ---------- */

@@ -541,11 +541,11 @@ typedef struct {
     int data, ack, is_sock;
     char *buf;
     size_t transfer;
-} bw_ctx;
+} bandwidth_ctx;
 
-static int bw_body(void *ctx, int64_t iters)
+static int bandwidth_body(void *ctx, int64_t iters)
 {
-    bw_ctx *b = ctx;
+    bandwidth_ctx *b = ctx;
     uint64_t total = (uint64_t)iters * b->transfer;
     int rc = bl_put_all(b->data, b->is_sock, &total, sizeof total);
     for (int64_t i = 0; rc == BL_OK && i < iters; i++)
@@ -633,7 +633,7 @@ int bl_ipc_bandwidth(int transport, size_t transfer_bytes, int buffer_bytes, con
                 close_fd(&fds[1]);
             }
         } else if (transport == BL_NET_TCP) {
-            rc = tcp_pair(buffer_bytes, 1, fds); /* TCP_NODELAY: see the comment above bw_body */
+            rc = tcp_pair(buffer_bytes, 1, fds); /* TCP_NODELAY: see the comment above bandwidth_body */
         } else {
             bl_set_error("ipc_bandwidth: transport must be pipe, unix or tcp (got %d)", transport);
             return BL_EINVAL;
@@ -673,10 +673,10 @@ int bl_ipc_bandwidth(int transport, size_t transfer_bytes, int buffer_bytes, con
     close_fd(&theirs[0]);
     if (rc == BL_OK) {
         info->helper_cpu = o->helper_cpu;
-        bw_ctx b = {ours[0], ours[1], is_sock, buf, transfer_bytes};
-        rc = bl_helper_failure(child, bw_body(&b, 1), o->helper_cpu);
+        bandwidth_ctx b = {ours[0], ours[1], is_sock, buf, transfer_bytes};
+        rc = bl_helper_failure(child, bandwidth_body(&b, 1), o->helper_cpu);
         if (rc == BL_OK)
-            rc = bl_measure(bw_body, NULL, &b, o, ns, ticks, info);
+            rc = bl_measure(bandwidth_body, NULL, &b, o, ns, ticks, info);
     }
     if (ours[1] != ours[0])
         close_fd(&ours[1]);

@@ -187,6 +187,25 @@ int bl_pin_self(int cpu)
     return BL_OK;
 }
 
+int bl_pin_begin(int cpu, bl_pinning *p)
+{
+    p->pinned = 0;
+    if (cpu < 0)
+        return BL_OK;
+    if (sched_getaffinity(0, sizeof p->saved, &p->saved) != 0)
+        return bl_sys_error("sched_getaffinity");
+    int rc = bl_pin_self(cpu);
+    if (rc == BL_OK)
+        p->pinned = 1;
+    return rc;
+}
+
+void bl_pin_end(const bl_pinning *p)
+{
+    if (p->pinned)
+        sched_setaffinity(0, sizeof p->saved, &p->saved);
+}
+
 /* ---------- the measurement loop ---------- */
 
 static int time_once(bl_body_fn body, void *ctx, int64_t iters, double *ns, uint64_t *ticks)
@@ -280,19 +299,12 @@ int bl_measure(bl_body_fn body, bl_body_fn overhead, void *ctx,
         bl_set_error("n_samples must be at least 1");
         return BL_EINVAL;
     }
-    cpu_set_t saved;
-    int pinned = 0;
-    if (o->cpu >= 0) {
-        if (sched_getaffinity(0, sizeof saved, &saved) != 0)
-            return bl_sys_error("sched_getaffinity");
-        int rc = bl_pin_self(o->cpu);
-        if (rc != BL_OK)
-            return rc;
-        pinned = 1;
-    }
+    bl_pinning pin;
+    int rc = bl_pin_begin(o->cpu, &pin);
+    if (rc != BL_OK)
+        return rc;
     bl_guard_begin();
 
-    int rc = BL_OK;
     double res = bl_clock_resolution_ns();
     double tsc_per_ns = bl_tsc_ticks_per_ns();
     info->clock_resolution_ns = res;
@@ -347,8 +359,7 @@ int bl_measure(bl_body_fn body, bl_body_fn overhead, void *ctx,
     }
 
     bl_guard_end();
-    if (pinned)
-        sched_setaffinity(0, sizeof saved, &saved);
+    bl_pin_end(&pin);
     return rc;
 }
 
