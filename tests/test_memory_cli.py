@@ -59,3 +59,63 @@ def test_memory_smoke_json(cli):
     sizes = [lev["size_bytes"] for lev in d["levels"][:-1]]
     assert sizes == sorted(sizes)
     assert d["elapsed_s"] > 0 and d["reported_caches"]
+
+
+# ------------------------------------------- curves from other tools
+
+import cachesim as cs  # noqa: E402  (tests/ is on sys.path under pytest)
+
+K, M = 1 << 10, 1 << 20
+SIM = cs.Machine((cs.Level(32 * K, 8, 1.3), cs.Level(512 * K, 8, 4.0),
+                  cs.Level(8 * M, 16, 14.0)), 95.0)
+
+
+def _write_lat_mem_rd(path, strides=(16, 32, 64, 128, 256)):
+    """The classic text output: a '"stride=N' line, then 'size_in_MB ns'
+    lines (MB = 2^20 bytes, 5 decimals), a blank line between curves."""
+    out = []
+    for st in strides:
+        df = cs.chase_curve(SIM, cs.size_grid(SIM, 6, top_factor=4.0), stride=st,
+                            pattern="stride", seed=st)
+        out.append(f'"stride={st}')
+        out += [f"{s / M:.5f} {v:.3f}" for s, v in zip(df.size_bytes, df.latency_ns)]
+        out.append("")
+    path.write_text("\n".join(out))
+
+
+def _write_multichase_csv(path):
+    """A multichase-style table: arena sizes with k/m suffixes, ns per load."""
+    df = cs.chase_curve(SIM, cs.size_grid(SIM, 6), stride=64, pattern="random", page=2 * M,
+                        seed=5)
+    rows = ["arena,stride,ns"]
+    for s, v in zip(df.size_bytes, df.latency_ns):
+        size = f"{s // K}k" if s % K == 0 else str(s)
+        rows.append(f"{size},64,{v:.3f}")
+    path.write_text("\n".join(rows) + "\n")
+
+
+@pytest.mark.parametrize("writer", [_write_lat_mem_rd, _write_multichase_csv])
+def test_fit_memory_reads_other_tools_files(cli, tmp_path, writer):
+    f = tmp_path / ("lat.txt" if writer is _write_lat_mem_rd else "chase.csv")
+    writer(f)
+    r = cli("fit-memory", str(f), "--json")
+    assert r.returncode == 0, r.stderr
+    d = json.loads(r.stdout)
+    sizes = [lev["size_bytes"] for lev in d["levels"]]
+    assert sizes[-1] is None and len(sizes) == 4, sizes
+    for got, want in zip(sizes[:-1], SIM.truth_sizes()):
+        assert got == pytest.approx(want, rel=0.10)
+    if writer is _write_lat_mem_rd:
+        assert d["line_size_bytes"] == 64          # from the stride curves
+
+
+@pytest.mark.parametrize("content,needle", [
+    ('"stride=64\n0.5 1.2\nfast 3\n', "line 3"),
+    ("0.5 1.2\n", "missing columns"),
+    ("arena,ns\n12q,1.0\n", "as a size"),
+])
+def test_fit_memory_bad_other_formats(cli, tmp_path, content, needle):
+    f = tmp_path / "bad.txt"
+    f.write_text(content)
+    r = cli("fit-memory", str(f))
+    assert r.returncode == 2 and needle in r.stderr and "Traceback" not in r.stderr

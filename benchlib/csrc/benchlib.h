@@ -143,6 +143,8 @@ int bl_mem_latency(size_t size_bytes, size_t stride_bytes, int pattern, int huge
 
 /* memory.c: a load to a random line then a dependent load distance_bytes
  * before it, in pages visited in random order.  One iteration is one pair. */
+/* cpuid(leaf, subleaf) into out[4] = eax, ebx, ecx, edx; 0 on x86, -1 elsewhere. */
+int bl_cpuid(unsigned leaf, unsigned subleaf, unsigned *out);
 int bl_line_pair_latency(size_t size_bytes, size_t distance_bytes, const bl_opts *o,
                          double *ns, double *ticks, bl_info *info);
 

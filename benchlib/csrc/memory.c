@@ -16,6 +16,9 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
 
 #define HUGE_ALIGN ((size_t)2 << 20)
 
@@ -224,14 +227,16 @@ int bl_mem_latency(size_t size_bytes, size_t stride_bytes, int pattern, int huge
 }
 
 /* Line size: pages in random order; in each, a load at A and a dependent
- * load at A - distance.  A sits at byte 56 of the first line of a 128-byte
- * pair, so distances up to 56 stay in A's line, 64 leaves it, and the line
- * reached is neither A's adjacent-pair buddy nor ahead of A (the spatial and
- * next-line prefetchers fetch those). */
+ * load at A - distance.  A is the last word of a 256-byte block, so it is
+ * the last word of its line for any line of up to 256 bytes: distances up to
+ * line - 8 stay in A's line and `line` leaves it.  The line reached first is
+ * then the other half of A's adjacent-line pair: an adjacent-line prefetcher
+ * shows as a middle level (that line comes from a nearer cache), not as a
+ * second miss, up to twice the line. */
 int bl_line_pair_latency(size_t size_bytes, size_t distance_bytes, const bl_opts *o,
                          double *ns, double *ticks, bl_info *info)
 {
-    const size_t page = 4096, anchor = 2048 + 56;
+    const size_t page = 4096, anchor = 2048 + 248;
     if (distance_bytes < 8 || distance_bytes % 8 || distance_bytes > 2048) {
         bl_set_error("distance_bytes must be a multiple of 8 between 8 and 2048; got %zu",
                      distance_bytes);
@@ -307,6 +312,21 @@ int bl_tlb_latency(size_t pages, int dense, const bl_opts *o, double *ns, double
     rc = run_chase(&b, first, pages, o, ns, ticks, info);
     buffer_unmap(&b);
     return rc;
+}
+
+/* ---------- what the CPU says about its TLBs (read, never timed) ---------- */
+
+int bl_cpuid(unsigned leaf, unsigned subleaf, unsigned *out)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __cpuid_count(leaf, subleaf, out[0], out[1], out[2], out[3]);
+    return 0;
+#else
+    out[0] = out[1] = out[2] = out[3] = 0;
+    (void)leaf;
+    (void)subleaf;
+    return -1;
+#endif
 }
 
 /* ---------- bandwidth ---------- */
