@@ -251,10 +251,12 @@ register(Benchmark(
             Param("huge_pages", "choice", "off",
                   "on: madvise(MADV_HUGEPAGE), off: madvise(MADV_NOHUGEPAGE); the bytes really "
                   "backed by huge pages are reported", choices=tuple(_HUGE)),
+            Param("spin_adds", "int", 0, "dependent adds after each load: every line is "
+                  "revisited later (their time is in the result)", min=0, max=100000),
             CPU),
-    measure=lambda p, o, ns, tk, info: _lib().bl_mem_latency(
+    measure=lambda p, o, ns, tk, info: _lib().bl_mem_latency_spin(
         p["size_bytes"], p["stride_bytes"], _PATTERNS[p["pattern"]], _HUGE[p["huge_pages"]],
-        o, ns, tk, info),
+        p["spin_adds"], o, ns, tk, info),
     to_unit=lambda ns, p: ns,
     check=_check_mem_latency,
     memory_bytes=lambda p: p["size_bytes"],

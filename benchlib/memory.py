@@ -93,6 +93,8 @@ class MemoryMeasurement:
     machine: dict = field(repr=False)
     #: each pass fitted on its own: the last cache's capacity (bytes) per pass
     passes_sizes: list = field(default_factory=list)
+    #: the last cache's capacity at the normal and at a slow revisit
+    revisit: dict | None = None
 
     @property
     def huge_page_fraction(self) -> float | None:
@@ -115,6 +117,14 @@ class MemoryMeasurement:
         shared = last_rep.get("shared_cpu_list") or ""
         ratio = lv.size_bytes / last_rep["size_bytes"] if last_rep["size_bytes"] else None
         reason = []
+        rv = self.revisit or {}
+        if rv.get("slow_bytes") and rv.get("normal_bytes"):
+            moved = rv["slow_bytes"] / rv["normal_bytes"]
+            reason.append(f"revisiting each line {rv['slow_ns_per_load']:.0f} ns apart instead of "
+                          f"{rv['normal_ns_per_load']:.0f} ns, the chase keeps "
+                          f"{100 * moved:.0f} % of it"
+                          + (" (time-dependent: something else evicts it)" if moved < 0.85 else
+                             " (no loss to time: capacity, not neighbours)"))
         if ratio is not None and ratio < 0.5:
             reason.append(f"the chase kept {100 * ratio:.0f} % of the {last_rep['size_bytes'] >> 20} "
                           f"MiB sysfs reports")
@@ -128,6 +138,7 @@ class MemoryMeasurement:
                 "effective_bytes_high": lv.size_bytes_high, "latency_ns": lv.latency_ns,
                 "sysfs_level": last_rep["level"], "sysfs_bytes": last_rep["size_bytes"],
                 "shared_cpu_list": shared, "passes_sizes": self.passes_sizes,
+                "revisit": self.revisit,
                 "reason": "; ".join(reason)}
 
     def to_dict(self) -> dict:
@@ -264,9 +275,54 @@ def measure_hierarchy(profile: str = "quick", progress: bool = True, strides: li
     fit = fit_normalised(latency, pairs, tlb, clock)
     comparison = compare_with_reported(fit, machine.get("caches", []))
     per_pass = _last_level_per_pass(random_rows, clock) if passes > 1 else []
+    revisit = measure_revisit(fit, profile, progress) if profile != "smoke" else None
     return MemoryMeasurement(latency=latency, pairs=pairs, tlb=tlb, fit=fit, comparison=comparison,
                              elapsed_s=time.monotonic() - t0, profile=profile, machine=machine,
-                             passes_sizes=per_pass)
+                             passes_sizes=per_pass, revisit=revisit)
+
+
+# ------------------------------------------------- a slower revisit
+
+#: Dependent adds after each load for the slow revisit: about 200 cycles,
+#: several times a last-level hit, so each line waits several times longer.
+SLOW_SPIN_ADDS = 200
+
+
+def measure_revisit(fit, profile: str, progress: bool) -> dict | None:
+    """The last cache's capacity with the chase as fast as it goes and with
+    each line revisited SLOW_SPIN_ADDS adds later.  A private cache keeps the
+    same lines however slowly they come back; a shared one loses more to its
+    other users the longer each line waits.  The adds' own time is measured
+    on a chase that stays in L1 and subtracted."""
+    from .analysis.cache_model import fit_transitions
+
+    caches = [lv for lv in fit.levels if lv.size_bytes]
+    if not caches:
+        return None
+    last = caches[-1]
+    lo = max(MIN_SIZE, int(last.size_bytes / 4))
+    sizes = [s for s in size_grid(int(last.size_bytes * 4), 4, min_bytes=lo)]
+    prof = GRID_PROFILES[profile]
+    out = {"spin_adds": SLOW_SPIN_ADDS}
+    for key, spin in (("normal", 0), ("slow", SLOW_SPIN_ADDS)):
+        df = _latency_rows(sweep("mem_latency", {"size_bytes": [16 << 10] + sizes},
+                                 stride_bytes=64, pattern="random", huge_pages="on",
+                                 spin_adds=spin, profile=prof, progress=progress))
+        clock = float(np.median(df["clock_ghz"]))
+        cyc = df.set_index("size_bytes")["latency_cycles"] / clock
+        base = float(cyc.loc[16 << 10]) - caches[0].latency_ns      # the adds' own time
+        w = np.array(sizes, float)
+        lat = np.maximum(cyc.loc[sizes].to_numpy(float) - base, 1e-3)
+        mem = fit.levels[-1].latency_ns
+        try:
+            t = fit_transitions(w, lat, [last.latency_ns, mem], [last.size_bytes],
+                                sigma=0.03)[0]
+            out[f"{key}_bytes"] = t.size_bytes
+        except (ValueError, FloatingPointError):
+            out[f"{key}_bytes"] = None
+        out[f"{key}_ns_per_load"] = float(np.median(cyc.to_numpy(float)))
+        out[f"{key}_curve"] = {"size_bytes": sizes, "latency_ns": lat.tolist()}
+    return out
 
 
 # ---------------------------------------------------------------- bandwidth

@@ -1,6 +1,8 @@
 """`benchlib memory` and `benchlib fit-memory`: the JSON contract and bad input."""
 import json
 
+import numpy as np
+
 import pandas as pd
 import pytest
 
@@ -119,3 +121,69 @@ def test_fit_memory_bad_other_formats(cli, tmp_path, content, needle):
     f.write_text(content)
     r = cli("fit-memory", str(f))
     assert r.returncode == 2 and needle in r.stderr and "Traceback" not in r.stderr
+
+
+def test_measure_hierarchy_on_a_simulated_machine_keeps_the_json_contract(monkeypatch):
+    # the whole of `benchlib memory` with the simulator in place of the C
+    # chases: levels, line, TLB entries beside what the CPU reports, the
+    # shared last level's evidence
+    import benchlib.memory as mem
+    from benchlib.metadata import machine_info
+
+    rng = np.random.default_rng(0)
+    pair_m = cs.Machine(SIM.levels, SIM.memory_ns, line_bytes=64)
+
+    def fake_sweep(name, grid, profile=None, progress=False, shuffle=False, **fixed):
+        if name == "mem_latency":
+            page = 2 * M if fixed.get("huge_pages") == "on" else 4096
+            df = cs.chase_curve(SIM, grid["size_bytes"], stride=fixed.get("stride_bytes", 64),
+                                pattern=fixed.get("pattern", "stride"), page=page, noise=0.005,
+                                seed=int(rng.integers(1000)))
+            ns = df["latency_ns"] + (70.0 if fixed.get("spin_adds") else 0.0)
+            out = pd.DataFrame({"size_bytes": df["size_bytes"]})
+            out["huge_page_bytes"] = df["size_bytes"] if page > 4096 else 0
+        elif name == "line_pair_latency":
+            p = cs.pair_table(pair_m, distances=grid["distance_bytes"], noise=0.005)
+            p = p.groupby("distance_bytes", as_index=False).median()
+            out, ns = pd.DataFrame({"distance_bytes": p["distance_bytes"]}), p["latency_ns"]
+        else:                                          # tlb_latency: 64 and 1536 entries
+            pages = np.asarray(grid["pages"], float)
+            pen = 2.0 * (pages > 64) + 20.0 * (pages > 1536)
+            out = pd.DataFrame({"pages": pages})
+            ns = 4.0 + (pen if fixed.get("layout") == "spread" else 0.0 * pen)
+        for k, v in fixed.items():
+            out[k] = v
+        out["value"] = np.asarray(ns, float)
+        out["median_cycles"] = out["value"] * 3.0
+        out["median_clock_ghz"] = 3.0
+        return out
+
+    monkeypatch.setattr(mem, "sweep", fake_sweep)
+    info = dict(machine_info())
+    info.update(l2_bytes=512 * K, l3_bytes=32 * M, caches=[
+        {"level": 1, "type": "Data", "size_bytes": 32 * K, "line_bytes": 64, "ways": 8,
+         "shared_cpu_list": "0"},
+        {"level": 2, "type": "Unified", "size_bytes": 512 * K, "line_bytes": 64, "ways": 8,
+         "shared_cpu_list": "0"},
+        {"level": 3, "type": "Unified", "size_bytes": 32 * M, "line_bytes": 64, "ways": 16,
+         "shared_cpu_list": "0-7"}])
+    monkeypatch.setattr(mem, "machine_info", lambda: info)
+    monkeypatch.setattr(mem, "reported_tlb",
+                        lambda: {"levels": {1: 64}, "source": "test", "note": "test"})
+    m = mem.measure_hierarchy("quick", progress=False)
+    d = json.loads(json.dumps(m.to_dict(), default=float))
+    sizes = [lev["size_bytes"] for lev in d["levels"]]
+    assert sizes[-1] is None and len(sizes) == 4
+    for got, want in zip(sizes[:-1], SIM.truth_sizes()):
+        assert got == pytest.approx(want, rel=0.10)
+    assert all(lev["latency_ns"] > 0 for lev in d["levels"])
+    assert d["line_size_bytes"] == 64
+    assert [t["level"] for t in d["tlb"]] == [1, 2]
+    assert d["tlb"][0]["entries"] == pytest.approx(64, rel=0.25)
+    assert d["tlb"][0]["reported_entries"] == 64 and d["tlb"][1]["reported_entries"] is None
+    sh = d["shared_last_level"]
+    assert sh["sysfs_bytes"] == 32 * M and sh["shared_cpu_list"] == "0-7"
+    assert sh["effective_bytes"] == pytest.approx(8 * M, rel=0.10)
+    assert "share it" in sh["reason"] and len(sh["passes_sizes"]) == 2
+    assert sh["revisit"]["normal_bytes"] == pytest.approx(8 * M, rel=0.10)
+    assert d["huge_page_fraction"] == pytest.approx(1.0)

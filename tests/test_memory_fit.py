@@ -600,3 +600,34 @@ def test_a_line_size_is_never_other_than_a_power_of_two():
     lat2 = [91, 91, 91, 91, 91, 180, 180, 180]
     r = read_pairs(pd.DataFrame({"distance_bytes": d2, "latency_ns": lat2}))
     assert r["line"] is None and "power of two" in r["why"]
+
+
+# ------------------------------------- a shared last level, revisited slowly
+
+def test_a_slow_revisit_shows_a_neighbour_taking_the_shared_level(monkeypatch):
+    # simulated: the neighbour takes a quarter of an 8 MiB last level while
+    # the chase runs flat out and half of it when each line waits longer
+    import benchlib.memory as mem
+
+    levels = (cs.Level(32 * K, 8, 1.2), cs.Level(512 * K, 8, 4.0))
+
+    def machine(neighbour):
+        return cs.Machine(levels + (cs.Level(8 * M, 16, 14.0, neighbour=neighbour),), 95.0)
+
+    spin_ns = 70.0
+
+    def fake_sweep(name, grid, spin_adds=0, **kw):
+        m = machine(0.5 if spin_adds else 0.25)
+        df = cs.chase_curve(m, grid["size_bytes"], page=2 * M, noise=0.005, seed=spin_adds)
+        ns = df["latency_ns"] + (spin_ns if spin_adds else 0.0)
+        return pd.DataFrame({"size_bytes": df["size_bytes"], "value": ns,
+                             "median_cycles": ns * 3.0, "median_clock_ghz": 3.0})
+
+    monkeypatch.setattr(mem, "sweep", fake_sweep)
+    d = cs.measure(machine(0.25), "random2m", seed=1)
+    fit = fit_memory(d["df"], pairs=d["pairs"])
+    assert fit.levels[2].size_bytes == pytest.approx(6 * M, rel=0.10)
+    rv = mem.measure_revisit(fit, "quick", progress=False)
+    assert rv["normal_bytes"] == pytest.approx(6 * M, rel=0.10)
+    assert rv["slow_bytes"] == pytest.approx(4 * M, rel=0.10)
+    assert rv["slow_ns_per_load"] > rv["normal_ns_per_load"]
