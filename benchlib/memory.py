@@ -483,3 +483,57 @@ def tlb_with_reported(fitted: list[dict], reported: dict) -> list[dict]:
         d.setdefault("page_bytes", 4096)
         out.append(d)
     return out
+
+
+# --------------------------------------------------- for the notebook
+
+def model_curve(fit, sizes) -> pd.DataFrame:
+    """The fitted hierarchy's latency over ``sizes`` (the transition model
+    with each level's fitted capacity, ways and page size), for drawing over
+    the measured points."""
+    from .analysis.cache_model import HUGE_PAGE, staircase
+
+    trans = [(lv.size_bytes, lv.transition.ways if lv.transition else 8,
+              lv.transition.page_bytes if lv.transition else HUGE_PAGE)
+             for lv in fit.levels if lv.size_bytes]
+    s = np.asarray(sizes, float)
+    return pd.DataFrame({"size_bytes": s,
+                         "latency_ns": staircase(s, [lv.latency_ns for lv in fit.levels], trans)})
+
+
+def draw_model(ax, m: MemoryMeasurement, label: str = "fitted model"):
+    """The model's curve over the measured random-chase points on ``ax``."""
+    r = m.latency[m.latency.pattern == "random"].sort_values("size_bytes")
+    sizes = np.geomspace(r.size_bytes.min(), r.size_bytes.max(), 400)
+    mc = model_curve(m.fit, sizes)
+    ax.plot(mc.size_bytes, mc.latency_ns, "-", color="#d62728", lw=1.5, label=label)
+    ax.legend(fontsize=8, ncol=2, loc="upper left")
+    return ax
+
+
+def level_evidence(m: MemoryMeasurement) -> pd.DataFrame:
+    """One row per fitted level: size with its interval, latency, the shape
+    of its transition, what sysfs reports at that level, and the evidence in
+    words."""
+    from .analysis.cache_model import describe_shape
+
+    rep = {c["level"]: c for c in m.machine.get("caches", []) if c["type"] in ("Data", "Unified")}
+    rows = []
+    for i, lv in enumerate(m.fit.levels):
+        sysfs = rep.get(i + 1) if lv.size_bytes else None
+        if lv.size_bytes is None:
+            ev = f"the last plateau, {lv.n_points} points past every cache"
+        else:
+            ev = (f"plateau of {lv.n_points} points at {lv.latency_ns:.3g} ns; its end fits "
+                  + (describe_shape(lv.transition) if lv.transition else "a threshold crossing"))
+            if sysfs and sysfs.get("size_bytes"):
+                r = lv.size_bytes / sysfs["size_bytes"]
+                ev += (f"; {100 * r:.0f} % of sysfs's L{i + 1}"
+                       + ("" if 0.9 <= r <= 1.1 else
+                          f" (shared by CPUs {sysfs.get('shared_cpu_list')})" if r < 0.9 else ""))
+        rows.append({"level": lv.name, "size_bytes": lv.size_bytes,
+                     "size_low": lv.size_bytes_low, "size_high": lv.size_bytes_high,
+                     "latency_ns": lv.latency_ns,
+                     "sysfs_bytes": sysfs.get("size_bytes") if sysfs else None,
+                     "evidence": ev})
+    return pd.DataFrame(rows)
