@@ -34,6 +34,16 @@ def test_result_structure_and_summary():
         assert key in d["machine"]
 
 
+def test_summary_statistics_on_known_samples():
+    import dataclasses
+
+    r = dataclasses.replace(benchlib.run("syscall", profile="smoke"),
+                            samples=[5.0, 1.0, 4.0, 2.0, 3.0])
+    assert (r.min, r.median, r.max, r.mean) == (1.0, 3.0, 5.0, 3.0)
+    assert r.rel_iqr == pytest.approx((4.0 - 2.0) / 3.0)  # quartiles 2 and 4
+    assert r.stdev == pytest.approx(np.std([1, 2, 3, 4, 5], ddof=1))
+
+
 def test_calibration_makes_samples_long_against_the_clock():
     # By construction of the calibration: it stops at the first count whose
     # confirmed (least of up to three) reading reaches the target, which is
