@@ -80,6 +80,7 @@ class Transition:
     chi2: float               # sum of squared normalised residuals of the whole curve
     n_points: int
     deviance: float = 0.0     # -2 ln likelihood of the whole curve (with placement variance)
+    r2_median: float = 0.0    # median squared normalised residual (0.455 for a perfect model)
 
     def to_dict(self) -> dict:
         return {"size_bytes": self.size_bytes, "size_bytes_low": self.size_bytes_low,
@@ -211,7 +212,19 @@ def fit_transitions(ws_bytes, latency_ns, latencies_ns, guesses_bytes, sigma: fl
                 page_bytes=int(page), page_resolved=len(kinds) == 1,
                 gradual=bool(size / ways >= 2 * page), chi2=best_r2, n_points=len(w),
                 deviance=best_chi)
-    return [t for t in out if t is not None]
+    res = [t for t in out if t is not None]
+    if res:
+        # each point's normalised residual under the final model: the median
+        # of their squares judges the fit without letting a few points that
+        # interference slowed decide it
+        c0, w0, p0 = fixed[0]
+        lat, var = _nested(w, lats, fixed, 0, kept_fraction(w, c0, w0, p0)[None, :],
+                           np.array([[colours(c0, w0, p0)]]))
+        lat = np.maximum(lat[0], 1e-12)
+        r2 = (y - np.log(lat)) ** 2 / (sigma ** 2 + var[0] / lat ** 2)
+        for t in res:
+            t.r2_median = float(np.median(r2))
+    return res
 
 
 def describe_shape(t: Transition) -> str:
