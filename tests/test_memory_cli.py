@@ -123,10 +123,10 @@ def test_fit_memory_bad_other_formats(cli, tmp_path, content, needle):
     assert r.returncode == 2 and needle in r.stderr and "Traceback" not in r.stderr
 
 
-def test_measure_hierarchy_on_a_simulated_machine_keeps_the_json_contract(monkeypatch):
-    # the whole of `benchlib memory` with the simulator in place of the C
-    # chases: levels, line, TLB entries beside what the CPU reports, the
-    # shared last level's evidence
+@pytest.fixture
+def simulated_memory(monkeypatch):
+    """`benchlib memory` with the simulator in place of the C chases (and a
+    sysfs that reports an 8-CPU shared 32 MiB L3)."""
     import benchlib.memory as mem
     from benchlib.metadata import machine_info
 
@@ -170,7 +170,13 @@ def test_measure_hierarchy_on_a_simulated_machine_keeps_the_json_contract(monkey
     monkeypatch.setattr(mem, "machine_info", lambda: info)
     monkeypatch.setattr(mem, "reported_tlb",
                         lambda: {"levels": {1: 64}, "source": "test", "note": "test"})
-    m = mem.measure_hierarchy("quick", progress=False)
+    return mem
+
+
+def test_measure_hierarchy_on_a_simulated_machine_keeps_the_json_contract(simulated_memory):
+    # levels, line, TLB entries beside what the CPU reports, the shared last
+    # level's evidence
+    m = simulated_memory.measure_hierarchy("quick", progress=False)
     d = json.loads(json.dumps(m.to_dict(), default=float))
     sizes = [lev["size_bytes"] for lev in d["levels"]]
     assert sizes[-1] is None and len(sizes) == 4
@@ -187,3 +193,15 @@ def test_measure_hierarchy_on_a_simulated_machine_keeps_the_json_contract(monkey
     assert "share it" in sh["reason"] and len(sh["passes_sizes"]) == 2
     assert sh["revisit"]["normal_bytes"] == pytest.approx(8 * M, rel=0.10)
     assert d["huge_page_fraction"] == pytest.approx(1.0)
+
+
+def test_memory_text_output_names_each_finding(simulated_memory, capsys):
+    from benchlib.cli import main
+
+    assert main(["memory", "--profile", "quick"]) == 0
+    out = capsys.readouterr().out
+    assert "line size: 64 bytes" in out
+    assert "TLB level 1:" in out and "the CPU reports 64" in out
+    assert "TLB level 2:" in out and "the CPU reports nothing" in out
+    assert "last level L3: effective" in out and "shared by CPUs 0-7" in out
+    assert "fitted against sysfs" in out and "measured and fitted in" in out
