@@ -15,7 +15,8 @@ Method of :func:`fit_levels`, in short:
    slowly rising plateaus), floored at 0.5 %.
 3. Optimal piecewise-constant segmentation of y by dynamic programming with a
    BIC-like penalty per segment (``3 sigma^2 ln n``).
-4. Adjacent segments whose medians differ by less than ``min_ratio`` are
+4. Adjacent segments whose medians differ by less than ``min_ratio`` (a
+   floor, 1.2 by default) are
    merged (closest pair first).  Transition points are dropped: segments of
    fewer than two points, inner segments spanning less than half an octave,
    and short inner segments as steep inside as the step they sit in.
@@ -28,19 +29,21 @@ Method of :func:`fit_levels`, in short:
 6. Each plateau's latency is the median of its settled points (leading points
    that have not yet covered 90 % of the step from the previous level, and
    trailing points already rising more than 3 sigma above a robust line
-   through the plateau, are left out).  Its size is where the latency has
-   risen 10 % of the way (linear ns) from this plateau to the next, measured
-   against a robust line through the plateau's last points (so slowly rising
-   plateaus are not cut short) and interpolated in log2(size) between the two
-   grid points that bracket it; the bracket, widened over neighbouring points
-   within 2 sigma of the threshold, gives size_bytes_low/high.  The last
+   through the plateau, are left out).  A first size is where the latency
+   has risen 10 % of the way to the next plateau (``threshold_size_bytes``).
+7. The sizes are then the capacities of the transition model
+   (:mod:`.cache_model`: LRU sets over pages at random physical addresses,
+   small or huge) fitted to the whole curve with the plateau latencies held,
+   with 95 % profile-likelihood intervals; a plateau the model does not need
+   (BIC, 3 parameters) or whose capacity comes out of order is dropped.
+   Where the model does not fit (median squared residual over 4x its
+   expectation) the threshold sizes are kept and a note says so.  The last
    plateau is main memory.
 
-Known limits: the 10 % rule puts a random-replacement cache (hit fraction
-C/S) about 11 % above C (LRU-like caches: 1-3 %); between grid points the
-size is interpolated linearly, so a sparse grid costs up to about half a grid
-step; a plateau shorter than half an octave, or a level that a gradual
-transition never lets settle, is not resolved; a TLB step inside main memory
+Known limits: a very gradual onset (few page colours: a 64 KiB 4-way L1 on
+4 KiB pages has 4) is placed to about 10 %; the threshold fallback puts a
+random-replacement cache (hit fraction C/S) about 11 % above C; a plateau
+shorter than half an octave is not resolved; a TLB step inside main memory
 (4 KiB pages, sizes in GiB) is a step like any other and is reported as a
 level (use huge pages, or read the TLB from :func:`fit_tlb`).
 """
