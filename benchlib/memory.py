@@ -305,9 +305,9 @@ def measure_revisit(fit, profile: str, progress: bool) -> dict | None:
     prof = GRID_PROFILES[profile]
     out = {"spin_adds": SLOW_SPIN_ADDS}
     for key, spin in (("normal", 0), ("slow", SLOW_SPIN_ADDS)):
-        df = _latency_rows(sweep("mem_latency", {"size_bytes": [16 << 10] + sizes},
-                                 stride_bytes=64, pattern="random", huge_pages="on",
-                                 spin_adds=spin, profile=prof, progress=progress))
+        df = _latency_rows(sweep("mem_revisit_latency", {"size_bytes": [16 << 10] + sizes},
+                                 huge_pages="on", spin_adds=spin, profile=prof,
+                                 progress=progress))
         clock = float(np.median(df["clock_ghz"]))
         cyc = df.set_index("size_bytes")["latency_cycles"] / clock
         base = float(cyc.loc[16 << 10]) - caches[0].latency_ns      # the adds' own time

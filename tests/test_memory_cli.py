@@ -134,10 +134,11 @@ def simulated_memory(monkeypatch):
     pair_m = cs.Machine(SIM.levels, SIM.memory_ns, line_bytes=64)
 
     def fake_sweep(name, grid, profile=None, progress=False, shuffle=False, **fixed):
-        if name == "mem_latency":
+        if name in ("mem_latency", "mem_revisit_latency"):
             page = 2 * M if fixed.get("huge_pages") == "on" else 4096
+            pattern = fixed.get("pattern", "random" if name != "mem_latency" else "stride")
             df = cs.chase_curve(SIM, grid["size_bytes"], stride=fixed.get("stride_bytes", 64),
-                                pattern=fixed.get("pattern", "stride"), page=page, noise=0.005,
+                                pattern=pattern, page=page, noise=0.005,
                                 seed=int(rng.integers(1000)))
             ns = df["latency_ns"] + (70.0 if fixed.get("spin_adds") else 0.0)
             out = pd.DataFrame({"size_bytes": df["size_bytes"]})
