@@ -42,19 +42,27 @@ POINT_PROFILES = {
 # strides of the paper-style figure.
 GRID = {
     "smoke": (2, 1, [64, 4096]),
-    "quick": (6, 2, [64, 256, 1024, 4096]),
-    "full": (8, 3, [8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384]),
+    "quick": (6, 1, [64, 4096]),
+    "full": (8, 2, [16, 64, 256, 1024, 4096]),
 }
+#: Strides of the line-size reading beyond the last cache (the paper's):
+#: time per load against stride, at the two largest sizes of the scan.
+LINE_STRIDES = [8, 16, 32, 64, 128, 256, 512]
+#: The second pass repeats the sizes up to 2x the last level, but no further
+#: than this: past it every size is main memory on the machines we know.
+MAX_REPEAT_BYTES = 32 << 20
 PAIR_DISTANCES = [8, 16, 24, 32, 48, 56, 64, 96, 112, 120, 128, 192, 256]
 MIN_SIZE = 512
-#: A sysfs last level can be a whole socket's (or, in a guest, invented:
-#: 480 MiB here); a chase past 256 MiB costs seconds and shows only memory.
-MAX_SCAN_BYTES = 256 << 20
+#: A sysfs last level can be a whole socket's (or, in a guest, as the
+#: hypervisor presents it: 480 MiB on one Xeon guest); a chase past 128 MiB
+#: costs seconds and shows only memory where the effective last level is
+#: tens of MiB at most.  A last plateau not reached is noted by the fit.
+MAX_SCAN_BYTES = 128 << 20
 
 
 #: The scan's top when sysfs reports no cache: far past any last level
 #: we know of as a chase (the caches themselves are then "unknown").
-UNKNOWN_CACHE_SCAN_BYTES = 256 << 20
+UNKNOWN_CACHE_SCAN_BYTES = 128 << 20
 
 
 def last_level_bytes(machine: dict) -> int | None:
@@ -95,6 +103,8 @@ class MemoryMeasurement:
     passes_sizes: list = field(default_factory=list)
     #: the last cache's capacity at the normal and at a slow revisit
     revisit: dict | None = None
+    #: time per load against stride at the scan's two largest sizes
+    line_strides: pd.DataFrame | None = None
 
     @property
     def huge_page_fraction(self) -> float | None:
@@ -163,7 +173,7 @@ def _latency_rows(df: pd.DataFrame) -> pd.DataFrame:
 
 
 def fit_normalised(latency: pd.DataFrame, pairs: pd.DataFrame, tlb: pd.DataFrame,
-                   clock_ghz: float) -> MemoryFit:
+                   clock_ghz: float, line_strides: pd.DataFrame | None = None) -> MemoryFit:
     """Fit the levels on frequency-normalised latency, then report each
     plateau in measured ns.
 
@@ -178,7 +188,9 @@ def fit_normalised(latency: pd.DataFrame, pairs: pd.DataFrame, tlb: pd.DataFrame
     pairs_n = pairs[["distance_bytes"]].assign(latency_ns=pairs["latency_cycles"] / clock_ghz)
     tlb_n = pd.DataFrame({"pages": tlb["pages"], "latency_ns": tlb["latency_cycles"] / clock_ghz,
                           "control_ns": tlb["control_cycles"] / clock_ghz})
-    fit = fit_memory(norm, clock_ghz=clock_ghz, page_bytes=4096,
+    strides_n = None if line_strides is None else line_strides[["size_bytes", "stride_bytes"]].assign(
+        latency_ns=line_strides["latency_cycles"] / clock_ghz, pattern="stride")
+    fit = fit_memory(norm, clock_ghz=clock_ghz, page_bytes=4096, strides=strides_n,
                      pairs=pairs_n, tlb=tlb_n)
     curve = latency[(latency.stride_bytes == fit.stride_bytes_used)
                     & (latency.pattern == ("random" if (latency.pattern == "random").any() else "stride"))]
@@ -250,7 +262,8 @@ def measure_hierarchy(profile: str = "quick", progress: bool = True, strides: li
     passes = PASSES[profile]
     random_rows = _best_of_passes("mem_latency", {"size_bytes": size_grid(top, random_ppo)},
                                   passes, prof, progress,
-                                  repeat_below=2 * (last_level_bytes(machine) or top),
+                                  repeat_below=min(2 * (last_level_bytes(machine) or top),
+                                                   MAX_REPEAT_BYTES),
                                   stride_bytes=64, pattern="random", huge_pages="on")
     parts = [_latency_rows(random_rows)]
     for s in strides:
@@ -259,6 +272,11 @@ def measure_hierarchy(profile: str = "quick", progress: bool = True, strides: li
                                          pattern="stride", huge_pages="off", profile=prof,
                                          progress=progress)))
     latency = pd.concat(parts, ignore_index=True)
+    big = sorted(random_rows["size_bytes"])[-2:]
+    line_strides = _latency_rows(sweep("mem_latency", {"stride_bytes": LINE_STRIDES,
+                                                       "size_bytes": big},
+                                       pattern="stride", huge_pages="off", profile=prof,
+                                       progress=progress))
 
     point = POINT_PROFILES[profile]
     pairs = _latency_rows(_best_of_passes("line_pair_latency", {"distance_bytes": PAIR_DISTANCES},
@@ -272,13 +290,14 @@ def measure_hierarchy(profile: str = "quick", progress: bool = True, strides: li
                         "control_cycles": dense["median_cycles"].values})
 
     clock = float(np.median(latency["clock_ghz"]))
-    fit = fit_normalised(latency, pairs, tlb, clock)
+    fit = fit_normalised(latency, pairs, tlb, clock, line_strides=line_strides)
     comparison = compare_with_reported(fit, machine.get("caches", []))
     per_pass = _last_level_per_pass(random_rows, clock) if passes > 1 else []
     revisit = measure_revisit(fit, profile, progress) if profile != "smoke" else None
     return MemoryMeasurement(latency=latency, pairs=pairs, tlb=tlb, fit=fit, comparison=comparison,
                              elapsed_s=time.monotonic() - t0, profile=profile, machine=machine,
-                             passes_sizes=per_pass, revisit=revisit)
+                             passes_sizes=per_pass, revisit=revisit,
+                             line_strides=line_strides)
 
 
 # ------------------------------------------------- a slower revisit
@@ -301,7 +320,7 @@ def measure_revisit(fit, profile: str, progress: bool) -> dict | None:
         return None
     last = caches[-1]
     lo = max(MIN_SIZE, int(last.size_bytes / 4))
-    sizes = [s for s in size_grid(int(last.size_bytes * 4), 4, min_bytes=lo)]
+    sizes = [s for s in size_grid(int(last.size_bytes * 4), 3, min_bytes=lo)]
     prof = GRID_PROFILES[profile]
     out = {"spin_adds": SLOW_SPIN_ADDS}
     for key, spin in (("normal", 0), ("slow", SLOW_SPIN_ADDS)):

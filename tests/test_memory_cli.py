@@ -137,11 +137,12 @@ def simulated_memory(monkeypatch):
         if name in ("mem_latency", "mem_revisit_latency"):
             page = 2 * M if fixed.get("huge_pages") == "on" else 4096
             pattern = fixed.get("pattern", "random" if name != "mem_latency" else "stride")
-            df = cs.chase_curve(SIM, grid["size_bytes"], stride=fixed.get("stride_bytes", 64),
-                                pattern=pattern, page=page, noise=0.005,
-                                seed=int(rng.integers(1000)))
+            df = pd.concat([cs.chase_curve(SIM, grid["size_bytes"], stride=st, pattern=pattern,
+                                           page=page, noise=0.005, seed=int(rng.integers(1000)))
+                            for st in grid.get("stride_bytes", [fixed.get("stride_bytes", 64)])],
+                           ignore_index=True)
             ns = df["latency_ns"] + (70.0 if fixed.get("spin_adds") else 0.0)
-            out = pd.DataFrame({"size_bytes": df["size_bytes"]})
+            out = pd.DataFrame({"size_bytes": df["size_bytes"], "stride_bytes": df["stride_bytes"]})
             out["huge_page_bytes"] = df["size_bytes"] if page > 4096 else 0
         elif name == "line_pair_latency":
             p = cs.pair_table(pair_m, distances=grid["distance_bytes"], noise=0.005)
@@ -185,6 +186,7 @@ def test_measure_hierarchy_on_a_simulated_machine_keeps_the_json_contract(simula
         assert got == pytest.approx(want, rel=0.10)
     assert all(lev["latency_ns"] > 0 for lev in d["levels"])
     assert d["line_size_bytes"] == 64
+    assert d["line"]["pairs"] == 64 and d["line"]["strides"] == 64 and d["line"]["agree"]
     assert [t["level"] for t in d["tlb"]] == [1, 2]
     assert d["tlb"][0]["entries"] == pytest.approx(64, rel=0.25)
     assert d["tlb"][0]["reported_entries"] == 64 and d["tlb"][1]["reported_entries"] is None

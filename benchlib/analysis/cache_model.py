@@ -166,7 +166,8 @@ def fit_transitions(ws_bytes, latency_ns, latencies_ns, guesses_bytes, sigma: fl
 
     ``latencies_ns``: the plateau latencies, main memory last;
     ``guesses_bytes``: a first size per cache (from the plateaus' ends).
-    Residuals are in ln latency with noise ``sigma``.  Each capacity is
+    Residuals are in ln latency with noise ``sigma`` (one value, or one per
+    point where the interference is not uniform).  Each capacity is
     searched on a grid (GRID_PER_OCTAVE per octave, SEARCH_OCTAVES either side
     of its guess) for every (ways, page size), the other levels held at their
     current fit, for ``rounds`` rounds.  The interval is the contiguous run of
@@ -175,7 +176,7 @@ def fit_transitions(ws_bytes, latency_ns, latencies_ns, guesses_bytes, sigma: fl
     sizes gets the whole gap between them and its middle as the estimate."""
     w = np.asarray(ws_bytes, float)
     y = np.log(np.asarray(latency_ns, float))
-    sigma = max(float(sigma), 1e-3)
+    sigma = np.maximum(np.asarray(sigma, float), 1e-3)      # one, or one per point
     lats = [float(v) for v in latencies_ns]
     fixed = [(float(g), 8, HUGE_PAGE) for g in guesses_bytes]
     out: list[Transition | None] = [None] * len(fixed)

@@ -95,7 +95,7 @@ def line_size_from_pairs(pairs: pd.DataFrame) -> int | None:
     return read_pairs(pairs)["line"]
 
 
-def read_strides(df: pd.DataFrame) -> dict:
+def read_strides(df: pd.DataFrame, base_ns: float | None = None) -> dict:
     """Read the line from sequential stride curves at sizes beyond the last
     cache (the lmbench paper's reading of its figure): a stride s below the
     line misses on s/line of its loads, so the time above the L1 level
@@ -103,6 +103,7 @@ def read_strides(df: pd.DataFrame) -> dict:
     line, then stays flat.  With a next-line prefetcher the stride equal to
     the line is served from the prefetched line (a middle level) and the
     full miss appears at twice the line: reported as such, not as the line.
+    ``base_ns``: the L1 latency (default: the table's smallest sizes).
     Returns {"line", "next_line_prefetch", "why"}."""
     check_columns(df, ["size_bytes", "stride_bytes", "latency_ns"])
     out = {"line": None, "next_line_prefetch": False, "why": ""}
@@ -118,9 +119,11 @@ def read_strides(df: pd.DataFrame) -> dict:
     curves = {s: _median_by(d[d["stride_bytes"] == s], "size_bytes", "latency_ns")
               for s in strides}
     lat = _large_size_latency(curves)
-    sizes = np.sort(d["size_bytes"].astype(float).unique())
-    small = d[d["size_bytes"].astype(float) <= sizes[min(2, len(sizes) - 1)]]
-    base = float(small["latency_ns"].astype(float).median())       # every load an L1 hit
+    if base_ns is None:                 # the table's smallest sizes: every load an L1 hit
+        sizes = np.sort(d["size_bytes"].astype(float).unique())
+        small = d[d["size_bytes"].astype(float) <= sizes[min(2, len(sizes) - 1)]]
+        base_ns = float(small["latency_ns"].astype(float).median())
+    base = float(base_ns)
     e = np.array([max(lat[s] - base, 1e-9) for s in strides])
     r = e[1:] / e[:-1]                      # growth per doubling
     if not r[0] >= 1.5:

@@ -63,7 +63,8 @@ from .line_tlb import (compare_with_reported, fit_tlb, line_size_from_pairs,
                        line_size_from_strides, read_pairs, read_strides,
                        reconcile_line_sizes)
 from .memory_segments import (_as_bool, _crossing, _drop_unneeded, _json_num, _median_by,
-                              _noise_sigma, _plateaus, _robust_slope, check_columns)
+                              _local_sigma, _noise_sigma, _plateaus, _robust_slope,
+                              check_columns)
 
 __all__ = [
     "Level", "MemoryFit", "fit_memory", "fit_levels", "choose_curve",
@@ -323,13 +324,18 @@ def _fit_levels(curve: pd.DataFrame, min_ratio: float = MIN_STEP_RATIO, model: b
     x = np.log2(c["size_bytes"].to_numpy(float))
     lat = c["latency_ns"].to_numpy(float)
     y = np.log(lat)
-    sigma = _noise_sigma(y)
+    # noise: the whole curve's, and where a part of it scatters more (a
+    # shared host's interference past the caches), that part's own
+    sig_i = _local_sigma(y, half=8)
+    sigma = min(_noise_sigma(y), float(np.median(sig_i)))
+    sig_i = np.maximum(sig_i, sigma)
+    weights = (sigma / sig_i) ** 2
     lmr = math.log(min_ratio)
 
     def too_close(ra, rb):
         return abs(np.median(y[rb[0]:rb[1]]) - np.median(y[ra[0]:ra[1]])) < lmr
 
-    segs = _plateaus(x, y, sigma, too_close)
+    segs = _plateaus(x, y, sigma, too_close, w=weights)
     segs = _drop_unneeded(segs, x, y, sigma)
     if not segs:
         raise BenchlibError("no plateau found in the curve")
@@ -385,7 +391,7 @@ def _fit_levels(curve: pd.DataFrame, min_ratio: float = MIN_STEP_RATIO, model: b
                             latency_ns=lat_med[k], latency_ns_err=_latency_err(lat[s:e]),
                             latency_cycles=None, n_points=int(e - s), threshold_size_bytes=size))
     if model and ncache:
-        _refine_with_model(levels, 2.0 ** x, lat, sigma, notes)
+        _refine_with_model(levels, 2.0 ** x, lat, sig_i, notes)
     return levels, notes, sigma
 
 
@@ -470,12 +476,17 @@ def fit_levels(curve: pd.DataFrame, min_ratio: float = MIN_STEP_RATIO,
 def fit_memory(df: pd.DataFrame, *, clock_ghz: float | None = None,
                stride_bytes: int | None = None, min_ratio: float = MIN_STEP_RATIO,
                pairs: pd.DataFrame | None = None, tlb: pd.DataFrame | None = None,
-               page_bytes: int = 4096, model: bool = True) -> MemoryFit:
+               page_bytes: int = 4096, model: bool = True,
+               strides: pd.DataFrame | None = None) -> MemoryFit:
     """choose_curve + fit_levels (+ cycles when ``clock_ghz``) + line size
-    (load pairs and stride curves, each on its own, then reconciled) + TLB
-    levels (from ``tlb`` if given)."""
+    (load pairs and stride curves, each on its own, then reconciled; the
+    stride curves from ``strides`` if given, else from ``df``) + TLB levels
+    (from ``tlb`` if given)."""
     stride, curve, notes, flattened = _choose_curve(df, stride_bytes)
+    tlb_levels = fit_tlb(tlb, page_bytes=page_bytes) if tlb is not None else []
     levels, lnotes, _ = _fit_levels(curve, min_ratio, model)
+    if model and tlb_levels:
+        levels, lnotes = _with_tlb_removed(curve, tlb_levels, min_ratio, levels, lnotes)
     notes = list(notes) + lnotes
     if len(levels) == 1:
         notes.append("no cache step found: the curve is flat (prefetch-flattened, or the "
@@ -487,16 +498,60 @@ def fit_memory(df: pd.DataFrame, *, clock_ghz: float | None = None,
             lv.latency_cycles = lv.latency_ns * clock_ghz
     from_pairs = read_pairs(pairs) if pairs is not None else None
     from_strides = None
-    if "stride_bytes" in df.columns and df["stride_bytes"].nunique() >= 3:
-        from_strides = read_strides(df)
+    table = strides if strides is not None else df
+    if "stride_bytes" in table.columns and table["stride_bytes"].nunique() >= 3:
+        from_strides = read_strides(table, base_ns=levels[0].latency_ns
+                                    if strides is not None else None)
         if from_strides["line"] is None and flattened:
             notes.append("stride curves: the small strides look prefetch-flattened (latency "
                          "does not grow in proportion to the stride), no line size from them")
     line, line_info, line_notes = reconcile_line_sizes(from_pairs, from_strides)
     notes += line_notes
-    tlb_levels = fit_tlb(tlb, page_bytes=page_bytes) if tlb is not None else []
     return MemoryFit(levels=levels, line_size_bytes=line, tlb=tlb_levels,
                      stride_bytes_used=int(stride), notes=notes, line=line_info)
+
+
+def tlb_penalty_ns(size_bytes, tlb_levels: list[dict], page_bytes: int = 4096) -> np.ndarray:
+    """Time a random chase over ``size_bytes`` spends on TLB misses, from the
+    fitted TLB levels: level j's miss penalty times the fraction of pages its
+    entries cannot hold, 1 - entries x page / size."""
+    w = np.asarray(size_bytes, float)
+    pen = np.zeros_like(w)
+    for t in tlb_levels:
+        pen += t["miss_penalty_ns"] * np.clip(1 - t["entries"] * page_bytes / w, 0.0, 1.0)
+    return pen
+
+
+def _score(levels: list[Level], n: int) -> float:
+    """Deviance of the transition model plus 3 ln n per cache level (BIC);
+    inf where the model was not used."""
+    caches = [lv for lv in levels if lv.size_bytes is not None]
+    if not caches or any(lv.transition is None for lv in caches):
+        return np.inf
+    return caches[0].transition.deviance + 3 * math.log(n) * len(caches)
+
+
+def _with_tlb_removed(curve, tlb_levels, min_ratio, levels, notes):
+    """A chase whose pages sit on small (host) pages also pays the TLB's
+    misses, a step at the TLB's reach that looks like a cache level.  Fit the
+    curve again with the measured TLB penalty (4 KiB pages) taken out and
+    keep whichever the transition model explains better (BIC)."""
+    c = _median_by(curve, "size_bytes", "latency_ns")
+    pen = tlb_penalty_ns(c["size_bytes"], tlb_levels)
+    if not (pen > 0).any() or (c["latency_ns"] - pen <= 0).any():
+        return levels, notes
+    corrected = c.assign(latency_ns=c["latency_ns"] - pen)
+    lv2, notes2, _ = _fit_levels(corrected, min_ratio, True)
+    n = len(c)
+    if _score(lv2, n) < _score(levels, n):
+        reach = ", ".join(f"{t['entries']} entries x 4 KiB" for t in tlb_levels)
+        return lv2, notes2 + [f"the TLB's misses (measured: {reach}) taken out of the curve "
+                              f"before the fit: the model explains it better so (the pages "
+                              f"behave as 4 KiB pages, e.g. a guest's huge pages on small "
+                              f"host pages)"]
+    return levels, notes + ["the curve fitted as measured (taking the TLB's misses out did "
+                            "not explain it better)"]
+
 
 
 # ----------------------------------------------------------------- synthetic

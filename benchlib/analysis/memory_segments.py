@@ -91,18 +91,39 @@ def _noise_sigma(y: np.ndarray) -> float:
     return max(_MIN_SIGMA, 1.4826 * mad / math.sqrt(6.0))
 
 
-def _dp_segments(y: np.ndarray, beta: float) -> list[tuple[int, int]]:
-    """Optimal piecewise-constant segmentation (least squares + beta per
-    segment).  Returns half-open index ranges [a, b)."""
+def _local_sigma(y: np.ndarray, half: int = 5) -> np.ndarray:
+    """Per-point noise of y: :func:`_noise_sigma` over the second differences
+    within ``half`` points either side.  A shared host's interference is not
+    uniform: points past the caches can scatter by 30 % while the cache
+    plateaus scatter by 1 %."""
+    y = np.asarray(y, float)
     n = len(y)
-    cs = np.concatenate([[0.0], np.cumsum(y)])
-    cs2 = np.concatenate([[0.0], np.cumsum(y * y)])
+    if n < 8:
+        return np.full(n, _noise_sigma(y))
+    d2 = np.abs(y[2:] - 2 * y[1:-1] + y[:-2])
+    d2 = np.concatenate([[d2[0]], d2, [d2[-1]]])
+    out = np.empty(n)
+    for i in range(n):
+        win = d2[max(0, i - half):i + half + 1]
+        out[i] = max(_MIN_SIGMA, 1.4826 * float(np.median(win)) / math.sqrt(6.0))
+    return out
+
+
+def _dp_segments(y: np.ndarray, beta: float, w: np.ndarray | None = None
+                 ) -> list[tuple[int, int]]:
+    """Optimal piecewise-constant segmentation (weighted least squares, weights
+    ``w``, + beta per segment).  Returns half-open index ranges [a, b)."""
+    n = len(y)
+    w = np.ones(n) if w is None else np.asarray(w, float)
+    cw = np.concatenate([[0.0], np.cumsum(w)])
+    cs = np.concatenate([[0.0], np.cumsum(w * y)])
+    cs2 = np.concatenate([[0.0], np.cumsum(w * y * y)])
     best = np.full(n + 1, np.inf)
     best[0] = -beta
     prev = np.zeros(n + 1, dtype=int)
     for j in range(1, n + 1):
         i = np.arange(j)
-        m = j - i
+        m = cw[j] - cw[i]
         s = cs[j] - cs[i]
         cost = cs2[j] - cs2[i] - s * s / m
         tot = best[:j] + cost + beta
@@ -116,13 +137,13 @@ def _dp_segments(y: np.ndarray, beta: float) -> list[tuple[int, int]]:
     return segs[::-1]
 
 
-def _plateaus(x: np.ndarray, y: np.ndarray, sigma: float, too_close, min_span: float = 0.5
-              ) -> list[tuple[int, int]]:
+def _plateaus(x: np.ndarray, y: np.ndarray, sigma: float, too_close, min_span: float = 0.5,
+              w: np.ndarray | None = None) -> list[tuple[int, int]]:
     """Plateaus of y(x) as index ranges (gaps between them are transition
-    points)."""
+    points); ``w``: per-point weights (sigma / local sigma)^2."""
     n = len(y)
     beta = 3.0 * sigma ** 2 * math.log(max(n, 3))
-    segs = _dp_segments(y, beta)
+    segs = _dp_segments(y, beta, w)
     segs = _merge_runs(segs, y, too_close)
     # a plateau needs two points; an inner one also needs to span half an octave
     # (shorter runs between two steps are transition points)
