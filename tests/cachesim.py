@@ -23,7 +23,7 @@ Noise is multiplicative and log-normal with a fixed seed.
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -149,9 +149,6 @@ def line_latencies(m: Machine, ws_bytes: int, stride: int, page: int, seed: int)
             demand = miss_above
         counts = np.bincount(s, weights=demand, minlength=sets)
         k = np.ceil(counts[s] - 1e-9).astype(int)
-        if lv.victim and i:
-            # the line also counts itself; the level above's share is gone
-            pass
         hit = _kept(k, ways, lv.policy)
         take = miss_above * hit
         served = np.where(take > 0, served - take * (served - lv.latency_ns), served)
@@ -229,11 +226,6 @@ def stride_table(m: Machine, strides=(8, 16, 32, 64, 128, 256, 512), per_octave:
     return pd.concat([chase_curve(m, [s for s in sizes if s >= 2 * st], stride=st,
                                   pattern="stride", noise=noise, seed=seed + st)
                       for st in strides], ignore_index=True)
-
-
-@dataclass
-class Spread:
-    machines: list = field(default_factory=list)
 
 
 #: (size, ways) pairs whose set count is a power of two for every line size
