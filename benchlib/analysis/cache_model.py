@@ -206,8 +206,15 @@ def fit_transitions(ws_bytes, latency_ns, latencies_ns, guesses_bytes, sigma: fl
             # pages, or sharp (index inside the page / contiguous memory)
             kinds = {t[2] if size / t[1] > t[2] else "sharp" for t in ok}
             fixed[k] = (size, ways, page)
+            lo_b, hi_b = float(grid[lo]), float(grid[hi])
+            if size / ways <= page:
+                # a sharp step says only that C lies between the measured
+                # sizes on either side of it
+                below, above = w[w <= size], w[w > size]
+                lo_b = min(lo_b, float(below.max())) if len(below) else lo_b
+                hi_b = max(hi_b, float(above.min())) if len(above) else hi_b
             out[k] = Transition(
-                size_bytes=size, size_bytes_low=float(grid[lo]), size_bytes_high=float(grid[hi]),
+                size_bytes=size, size_bytes_low=lo_b, size_bytes_high=hi_b,
                 ways=int(ways),
                 ways_resolved="sharp" not in kinds and len({t[1] for t in ok}) == 1,
                 page_bytes=int(page), page_resolved=len(kinds) == 1,
