@@ -102,6 +102,7 @@ def test_fit_table_by_group():
     groups = {"old": df.year <= 1990, "all": df.year > 0, "none": df.year < 0}
     t = s.fit_table(df, groups, n_boot=50).set_index("systems")
     assert t.loc["old", "exponent"] == pytest.approx(0.5) and t.loc["old", "n"] == 4
+    assert t.loc["old", "distinct_cpus"] == 4 and t.loc["all", "distinct_cpus"] == 5
     assert t.loc["all", "exponent"] == pytest.approx(0.5) and t.loc["all", "n"] == 5
     assert t.loc["all", "verdict"] == "falls behind"
     assert t.loc["all", "intercept"] == pytest.approx(math.log10(1e6 / 100.0))

@@ -110,7 +110,9 @@ def fit_table(df: pd.DataFrame, groups: dict[str, pd.Series], level: float = 0.9
             e = fit_exponent(s["cpu_mips"], spd, level)
             blo, bhi = bootstrap_exponent(s["cpu_mips"], spd, level, n_boot) if e.ok \
                 else (math.nan, math.nan)
-            out.append({"primitive": prim, "systems": name, "n": e.n, "exponent": e.slope,
+            rated = s["cpu_mips"][(s["cpu_mips"] > 0) & (s["value_std"] > 0)]
+            out.append({"primitive": prim, "systems": name, "n": e.n,
+                        "distinct_cpus": int(rated.nunique()), "exponent": e.slope,
                         "ci_low": e.low, "ci_high": e.high, "boot_low": blo, "boot_high": bhi,
                         "r2": e.r2, "intercept": e.intercept, "rate_unit": unit,
                         "verdict": verdict(e), "note": e.reason})
