@@ -173,14 +173,15 @@ def measure_this_machine(profile: str = "quick", directory: str | None = None,
     return pd.DataFrame(rows).reindex(columns=COLUMNS + ["higher_is_better"]), results, skipped
 
 
-def from_store(stored: pd.DataFrame, prefer_not: str = "smoke") -> pd.DataFrame:
+def from_store(stored: pd.DataFrame, prefer_not: str = "smoke",
+               skip_profiles: tuple[str, ...] = ()) -> pd.DataFrame:
     """Rows from a results store (``benchlib.load_results``): per host and
     primitive, the latest matching result (one of another profile than
-    ``prefer_not`` when there is one); the host's rating from its latest
-    ``integer_speed`` result, or empty."""
+    ``prefer_not`` when there is one; none of ``skip_profiles``); the host's
+    rating from its latest ``integer_speed`` result, or empty."""
     if stored is None or stored.empty:
         return pd.DataFrame(columns=COLUMNS + ["higher_is_better"])
-    recs = [r for r in stored["record"]]
+    recs = [r for r in stored["record"] if r.get("profile") not in skip_profiles]
     recs.sort(key=lambda r: ((r.get("profile") != prefer_not), r.get("timestamp") or ""))
     latest: dict[tuple, dict] = {}
     for rec in recs:            # later (and preferred) records overwrite earlier ones

@@ -174,6 +174,14 @@ def test_from_store_takes_the_latest_matching_result_and_the_rating():
                                                  if p != "pipe_round_trip"]
 
 
+def test_from_store_can_skip_smoke_results():
+    recs = [_rec("syscall", 0.05, {"op": "getpid"}, profile="smoke"),
+            _rec("integer_speed", 9400.0, {}, profile="smoke")]
+    assert across_today.from_store(pd.DataFrame({"record": recs}), skip_profiles=("smoke",)).empty
+    kept = across_today.from_store(pd.DataFrame({"record": recs}))
+    assert kept["value"].tolist() == [0.05]
+
+
 def test_from_store_of_nothing_is_empty():
     assert across_today.from_store(pd.DataFrame()).empty
 
