@@ -41,19 +41,21 @@ class Paper:
     module: str           # the paper's loader module (for constants the CSVs do not hold)
     year: int             # date of the paper / post
     cite: str
+    rows: str = ""        # the function below that reads its rows ("": none shared)
 
 
-# The ONE place paper ids appear.  After the rename of paper ids, change
-# only the ``data`` and ``module`` strings here.
+# The ONE place paper ids appear.  The keys are this dataset's ids (the
+# ``paper`` column, data/papers/across/cpu_provenance.csv); when a paper's
+# data folder or module moves, change only its ``data`` and ``module`` here.
 PAPERS: dict[str, Paper] = {
     "ousterhout1990": Paper("ousterhout1990", "benchlib.papers.ousterhout1990", 1990,
-                            "Ousterhout, USENIX Summer 1990"),
+                            "Ousterhout, USENIX Summer 1990", "_ousterhout"),
     "mach1989": Paper("mach1989", "benchlib.papers.mach1989", 1989,
-                      "comp.os.mach thread 'Mach performance?', Dec 1989"),
+                      "comp.os.mach thread 'Mach performance?', Dec 1989", "_mach"),
     "lmbench1996": Paper("lmbench1996", "benchlib.papers.lmbench1996", 1996,
-                         "McVoy & Staelin, USENIX Jan 1996"),
+                         "McVoy & Staelin, USENIX Jan 1996", "_lmbench"),
     "laibaker1996": Paper("laibaker1996", "benchlib.papers.laibaker1996", 1996,
-                          "Lai & Baker, slides, 1996"),
+                          "Lai & Baker, slides, 1996", "_laibaker"),
     "chen1994": Paper("chen1994", "benchlib.papers.chen1994", 1994,
                       "Chen & Patterson, ACM TOCS 1994"),
 }
@@ -301,10 +303,6 @@ def _laibaker(paper: str) -> list[dict]:
     return [r for ex in rules for r in _extract(paper, ex, describe)]
 
 
-_BUILDERS = {"ousterhout1990": _ousterhout, "mach1989": _mach, "lmbench1996": _lmbench,
-             "laibaker1996": _laibaker}
-
-
 def _apply_provenance(df: pd.DataFrame) -> pd.DataFrame:
     prov = provenance()
     for p in prov.itertuples():
@@ -325,10 +323,9 @@ def _apply_provenance(df: pd.DataFrame) -> pd.DataFrame:
 def dataset() -> pd.DataFrame:
     """Every paper's rows of the shared primitives (see the module docstring)."""
     rows = []
-    for paper in PAPERS:
-        build = _BUILDERS.get(paper)
-        if build is not None:
-            rows += build(paper)
+    for paper, p in PAPERS.items():
+        if p.rows:
+            rows += globals()[p.rows](paper)
     df = pd.DataFrame(rows).reindex(columns=COLUMNS)
     df["cpu_mhz_source"] = df["cpu_mhz_source"].fillna("")
     df["cpu_mips_basis"] = df["cpu_mips_basis"].fillna("")

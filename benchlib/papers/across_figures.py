@@ -11,10 +11,10 @@ import pandas as pd
 
 from ..analysis.scaling import rate
 from ..plots import HIGHLIGHT
-from .across import PRIMITIVES
+from .across import PAPERS, PRIMITIVES
 
-PAPER_COLOURS = {"ousterhout1990": "#1f77b4", "mach1989": "#2ca02c", "lmbench1996": "#9467bd",
-                 "laibaker1996": "#8c564b", "today": "#ff7f0e"}
+PAPER_COLOURS = dict(zip([*PAPERS, "today"],
+                         ["#1f77b4", "#2ca02c", "#9467bd", "#8c564b", "#17becf", "#ff7f0e"]))
 FIT_STYLES = ["--", "-"]
 
 
