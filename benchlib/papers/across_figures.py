@@ -40,8 +40,9 @@ def speed_vs_cpu(df: pd.DataFrame, fits: pd.DataFrame, this_host: str, title: st
         for paper, g in sub.groupby("paper", sort=False):
             y, unit = rate(g["value_std"], PRIMITIVES[prim][0], higher)
             ours = (g["machine"] == this_host).to_numpy()
-            ax.scatter(g["cpu_mips"][~ours], y[~ours], s=18, alpha=0.8,
-                       color=PAPER_COLOURS.get(paper, "k"), label=paper)
+            if (~ours).any():
+                ax.scatter(g["cpu_mips"][~ours], y[~ours], s=18, alpha=0.8,
+                           color=PAPER_COLOURS.get(paper, "k"), label=paper)
             if ours.any():
                 ax.scatter(g["cpu_mips"][ours], y[ours], s=120, marker="*", color=HIGHLIGHT,
                            edgecolor="k", zorder=5, label="this machine")
@@ -79,8 +80,9 @@ def value_by_year(df: pd.DataFrame, this_host: str, title: str):
             ours = (g["machine"] == this_host).to_numpy()
             jitter = rng.uniform(-0.25, 0.25, len(g))
             x = g["year"].to_numpy(dtype=float) + jitter
-            ax.scatter(x[~ours], g["value_std"][~ours], s=12, alpha=0.7,
-                       color=PAPER_COLOURS.get(paper, "k"), label=paper)
+            if (~ours).any():
+                ax.scatter(x[~ours], g["value_std"][~ours], s=12, alpha=0.7,
+                           color=PAPER_COLOURS.get(paper, "k"), label=paper)
             if ours.any():
                 ax.scatter(x[ours], g["value_std"][ours], s=120, marker="*", color=HIGHLIGHT,
                            edgecolor="k", zorder=5, label="this machine")
