@@ -203,10 +203,8 @@ def _measure(bench: Benchmark, params: dict, profile: Profile, n_samples: int | 
     opts.clock_ghz = ghz
     info = ffi.new("bl_info *")
     machine = machine_info()  # before the run: load average as the run found it
-    rc = bench.measure(params, opts, ns, ticks, info)
-    measured_extras = {}
-    if isinstance(rc, tuple):  # (return code, facts only the measurement knows)
-        rc, measured_extras = rc
+    # every callback returns (return code, facts only the measurement knows)
+    rc, measured_extras = bench.measure(params, opts, ns, ticks, info)
     if rc == lib.BL_EINTR:
         raise KeyboardInterrupt
     if rc == lib.BL_EINVAL:

@@ -100,8 +100,10 @@ class Param:
 class Benchmark:
     """A registered benchmark.
 
-    ``measure(params, opts)`` calls the C library and returns
-    (ns_per_iteration, ticks_per_iteration, info); ``to_unit`` turns ns per
+    ``measure(params, opts, ns, ticks, info)`` calls the C library, which
+    fills the sample arrays and ``info``, and returns ``(rc, extras)``: the C
+    return code and a dict of facts only the measurement knows (``{}`` when
+    there are none; ``benchmarks.common.no_extras``); ``to_unit`` turns ns per
     iteration into the reported unit; ``check`` validates the parameters
     together (after each was parsed alone) and may raise BenchlibError;
     ``memory_bytes`` says how much memory a run needs, so that sizes beyond

@@ -27,7 +27,7 @@
  * and system time.  The server is killed and reaped on every path.
  */
 #define _GNU_SOURCE
-#include "benchlib.h"
+#include "internal.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -424,15 +424,15 @@ int bl_procedure_call(int op, int mode, int transport, int64_t fixed_calls,
         bl_set_error("procedure_call: unknown op %d", op);
         return BL_EINVAL;
     }
-    if (mode != 0 && mode != 1) {
+    if (mode != BL_CALLMODE_LOCAL && mode != BL_CALLMODE_PROCESS) {
         bl_set_error("procedure_call: mode must be 0 (local) or 1 (process), got %d", mode);
         return BL_EINVAL;
     }
-    if (mode == 1 && op < BL_CALL_NULL) {
+    if (mode == BL_CALLMODE_PROCESS && op < BL_CALL_NULL) {
         bl_set_error("procedure_call: op loop and syscall are local only");
         return BL_EINVAL;
     }
-    if (mode == 1 && transport != BL_NET_PIPE && transport != BL_NET_UNIX) {
+    if (mode == BL_CALLMODE_PROCESS && transport != BL_NET_PIPE && transport != BL_NET_UNIX) {
         bl_set_error("procedure_call: transport must be pipe or unix (socketpair), got %d",
                      transport);
         return BL_EINVAL;
@@ -447,7 +447,7 @@ int bl_procedure_call(int op, int mode, int transport, int64_t fixed_calls,
     call_ctx c;
     memset(&c, 0, sizeof c);
     c.op = op;
-    c.remote = mode == 1;
+    c.remote = mode == BL_CALLMODE_PROCESS;
     c.to_server = c.from_server = -1;
     memcpy(&c.arg, &out_string, sizeof c.arg);
     info->helper_cpu = -1;

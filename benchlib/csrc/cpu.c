@@ -7,7 +7,7 @@
  * clock frequency the core actually ran at, which a virtual machine
  * cannot read from cpufreq and which the TSC (constant rate) does not show.
  */
-#include "benchlib.h"
+#include "internal.h"
 
 static int add_chain_body(void *ctx, int64_t iters)
 {

@@ -7,7 +7,7 @@
  * return path removes what was created, interrupted runs included.
  */
 #define _GNU_SOURCE
-#include "benchlib.h"
+#include "internal.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -12,7 +12,7 @@
  * path.
  */
 #define _GNU_SOURCE
-#include "benchlib.h"
+#include "internal.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -30,7 +30,7 @@
  * reaped on every return path; every descriptor is closed on every path.
  */
 #define _GNU_SOURCE
-#include "benchlib.h"
+#include "internal.h"
 
 #include <arpa/inet.h>
 #include <errno.h>

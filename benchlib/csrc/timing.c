@@ -9,7 +9,7 @@
  * after it.
  */
 #define _GNU_SOURCE
-#include "benchlib.h"
+#include "internal.h"
 
 #include <errno.h>
 #include <math.h>

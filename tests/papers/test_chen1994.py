@@ -6,9 +6,9 @@ import pandas as pd
 import pytest
 
 from benchlib.papers import list_tables
-from benchlib.papers.chen1994 import accuracy_beside_paper, focal_points, table
+from benchlib.papers.chen1994.paper import focal_points, load, paper_table
 
-SEED = Path(__file__).resolve().parents[1].parent / "shared" / "seeds" / "001_7ba862160731df5d.txt"
+SEED = Path(__file__).resolve().parents[2].parent / "shared" / "seeds" / "001_7ba862160731df5d.txt"
 needs_seed = pytest.mark.skipif(not SEED.exists(), reason=f"seed text not found at {SEED}")
 
 
@@ -23,10 +23,10 @@ def test_every_table_is_there():
 
 
 def test_hand_read_cells():
-    f15 = table("fig15").set_index("system")
+    f15 = load("fig15").set_index("system")
     assert f15.loc["SPARCstation 1+"].tolist() == [10, 7, 2]
     assert f15.loc["Convex C240"].tolist() == [14, 8, 5]
-    f3 = table("fig03").set_index("workload")
+    f3 = load("fig03").set_index("workload")
     assert f3.loc["TPC-B", "response_time_ms"] == 14.0
     assert f3.loc["Workload Model (sort)", "response_time_ms"] == 11.0
     fp = focal_points()
@@ -35,7 +35,7 @@ def test_hand_read_cells():
     first = focal_points("first try (75% points)")
     assert first.iloc[0][["unique_bytes_mb", "size_mean_kb", "read_frac", "seq_frac"]].tolist() \
         == [21, 10, 0, 0]
-    pred = table("fig12_14").set_index("predictor")
+    pred = load("fig12_14").set_index("predictor")
     assert pred.loc["interpolation on an orthogonal sample", "median_error_pct"] == 22
     assert pred.loc["constant: Bonnie sequential block write", "throughput_mb_s"] == 0.32
 
@@ -43,7 +43,7 @@ def test_hand_read_cells():
 @needs_seed
 def test_figure15_rows_are_in_the_seed():
     text = SEED.read_text()
-    for _, r in table("fig15").iterrows():
+    for _, r in load("fig15").iterrows():
         row = f"{r.system} {r.median_error_pct}% {r.enhanced_error_pct}% " \
               f"{r.repeatability_error_pct}%"
         # the extraction wraps "DECstation" oddly and prefixes a stray rule
@@ -70,11 +70,13 @@ def test_captions_and_text_in_the_seed():
         assert phrase in text, phrase
 
 
-def test_accuracy_beside_paper_adds_one_row():
+def test_paper_table_adds_one_row():
     ours = pd.DataFrame([
         {"predictor": "product of single-parameter functions", "median_error_pct": 20.0,
          "enhanced_median_error_pct": 15.0},
         {"predictor": "repeatability (the same workloads run again)", "median_error_pct": 5.0,
          "enhanced_median_error_pct": 4.0}])
-    t = accuracy_beside_paper(ours, "vm")
-    assert len(t) == 5 and t.iloc[-1].tolist() == ["vm (this machine)", 20.0, 15.0, 5.0]
+    t = paper_table(ours, "vm")
+    assert len(t) == 5
+    assert t.iloc[-1].tolist() == ["vm (this machine)", 20.0, 15.0, 5.0, "this machine"]
+    assert (t.source.iloc[:4] == "paper").all()

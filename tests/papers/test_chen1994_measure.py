@@ -8,8 +8,9 @@ import pandas as pd
 import pytest
 
 import benchlib
-from benchlib import selfscaling as S
-from benchlib.analysis import selfscaling as A
+from benchlib.benchmarks import iowork as W
+from benchlib.papers.chen1994 import measure as S
+from benchlib.analysis import self_scaling_model as A
 from benchlib.errors import BenchlibError
 from conftest import interrupt_run, processes_named
 
@@ -138,14 +139,14 @@ def test_accuracy_table():
 @pytest.fixture(scope="module")
 def space(tmp_path_factory):
     d = tmp_path_factory.mktemp("io")
-    with S.IOSpace(str(d), disk_budget_bytes=16 * MiB, cache_bytes=16 * MiB,
+    with W.IOSpace(str(d), disk_budget_bytes=16 * MiB, cache_bytes=16 * MiB,
                    duration_s=0.03) as sp:
         yield sp
     assert os.listdir(d) == []
 
 
 def test_reads_writes_and_sequential_are_what_was_asked(space):
-    w = S.Workload(8 * MiB, 16384, 1.0, 1.0, 1)
+    w = W.Workload(8 * MiB, 16384, 1.0, 1.0, 1)
     r = space.measure(w)
     assert r["requests"] > 0 and r["read_realised"] == 1 and r["seq_realised"] == 1
     assert r["bytes"] == pytest.approx(r["requests"] * r["size_realised_bytes"])
@@ -157,7 +158,7 @@ def test_reads_writes_and_sequential_are_what_was_asked(space):
 
 
 def test_a_fixed_amount_of_io(space):
-    w = S.Workload(8 * MiB, 16384, 0.5, 0.5, 2)
+    w = W.Workload(8 * MiB, 16384, 0.5, 0.5, 2)
     r = space.measure(w, total_bytes=4 * MiB)
     # each process stops at its share; the last request may overshoot by one (<= 8 x mean)
     assert 4 * MiB <= r["bytes"] <= 4 * MiB + 2 * 8 * 16384
@@ -168,7 +169,7 @@ def test_a_fixed_amount_of_io(space):
 def test_sizes_follow_the_truncated_normal(space):
     # Normal(mean, sd=mean) with draws <= 0 redrawn: the realised mean is
     # mean * (1 + phi(1)/Phi(1)) = 1.288 x mean (the cap at 8 x mean is negligible)
-    r = space.measure(S.Workload(8 * MiB, 4096, 1.0, 0.5, 1), duration_s=0.1)
+    r = space.measure(W.Workload(8 * MiB, 4096, 1.0, 0.5, 1), duration_s=0.1)
     assert r["requests"] > 2000
     assert r["size_realised_bytes"] / 4096 == pytest.approx(1.288, rel=0.05)
 
@@ -186,20 +187,20 @@ def test_the_method_is_stated(space):
 ])
 def test_bad_workloads_are_refused(space, bad, msg):
     with pytest.raises(BenchlibError, match=msg):
-        space.measure(S.Workload(8 * MiB, 4096, 0.5, 0.5, 1).with_(**bad))
+        space.measure(W.Workload(8 * MiB, 4096, 0.5, 0.5, 1).with_(**bad))
 
 
 def test_bad_spaces_are_refused(tmp_path):
     with pytest.raises(BenchlibError, match="does not exist"):
-        S.IOSpace(str(tmp_path / "nope"))
+        W.IOSpace(str(tmp_path / "nope"))
     free = os.statvfs(tmp_path).f_bavail * os.statvfs(tmp_path).f_frsize
     with pytest.raises(BenchlibError, match="more than half the free space"):
-        S.IOSpace(str(tmp_path), disk_budget_bytes=free)
+        W.IOSpace(str(tmp_path), disk_budget_bytes=free)
     with pytest.raises(BenchlibError, match="unknown cache method"):
-        S.IOSpace(str(tmp_path), cache="ramdisk")
+        W.IOSpace(str(tmp_path), cache="ramdisk")
     if os.path.isdir("/dev/shm"):
         with pytest.raises(BenchlibError, match="not a disk"):
-            with S.IOSpace("/dev/shm", disk_budget_bytes=4 * MiB):
+            with W.IOSpace("/dev/shm", disk_budget_bytes=4 * MiB):
                 pass
     assert os.listdir(tmp_path) == []
 
@@ -224,7 +225,7 @@ def test_interrupt_leaves_no_file_process_or_cgroup(tmp_path):
     assert rc == 130 and "Traceback" not in err
     assert os.listdir(tmp_path) == []
     assert not processes_named("bl-io-worker")
-    found = S._memory_cgroup_dir()
+    found = W._memory_cgroup_dir()
     if found:
         mine = f"benchlib-io-{os.getpid()}"  # the module's own space, still open
         assert not [d for d in os.listdir(found[0]) if d.startswith("benchlib-io-") and d != mine]
@@ -236,7 +237,7 @@ def test_plans_and_random_workloads_stay_in_range():
     assert grid[0] == plan.min_unique_bytes and grid[-1] <= 8 * plan.cache_bytes
     ws = S.random_workloads(50, plan, 2 << 30, seed=3)
     for w in ws:
-        S.check_workload(w, grid[-1])
+        W.check_workload(w, grid[-1])
         assert grid[0] <= w.unique_bytes <= grid[-1] and w.size_mean_bytes <= w.unique_bytes / 2
     axes, ortho = S.orthogonal_workloads(plan, 2 << 30)
     assert len(ortho) == plan.grid_values ** 4 * 2 and len(axes["process_num"]) == 2
@@ -248,10 +249,10 @@ def test_the_o_direct_fallback(tmp_path):
     from benchlib.registry import filesystem_of
     if filesystem_of(str(tmp_path)).get("fs_type") in ("tmpfs", "ramfs"):
         pytest.skip("no disk under the temporary directory")
-    with S.IOSpace(str(tmp_path), disk_budget_bytes=8 * MiB, cache="direct",
+    with W.IOSpace(str(tmp_path), disk_budget_bytes=8 * MiB, cache="direct",
                    duration_s=0.03) as sp:
         assert sp.method == "direct" and "O_DIRECT" in sp.method_note
-        r = sp.measure(S.Workload(8 * MiB, 10000, 0.5, 0.0, 1))
+        r = sp.measure(W.Workload(8 * MiB, 10000, 0.5, 0.0, 1))
         # O_DIRECT requests are whole 4 KiB blocks, and nothing warms a cache
         assert r["bytes"] % 4096 == 0 and r["warm_s"] == 0 and r["mb_s"] > 0
     assert os.listdir(tmp_path) == []

@@ -7,9 +7,9 @@ import pandas as pd
 import pytest
 
 from benchlib.errors import BenchlibError
-from benchlib.papers import laibaker1996 as lb
+from benchlib.papers.laibaker1996 import paper as lb
 
-SEED = Path(__file__).resolve().parents[1].parent / "shared" / "seeds" / "002_88ef87013b5cb00d.txt"
+SEED = Path(__file__).resolve().parents[2].parent / "shared" / "seeds" / "002_88ef87013b5cb00d.txt"
 needs_seed = pytest.mark.skipif(not SEED.exists(), reason=f"seed text not found at {SEED}")
 
 
@@ -99,21 +99,21 @@ def test_andrew_local_time_of_linux_disagrees_with_its_derived_figures():
 
 
 def test_with_machine_puts_this_machine_on_the_slides_scale():
-    t = lb.with_machine("system_call", {"this machine": 0.1})
+    t = lb.paper_table("system_call", {"this machine": 0.1})
     assert t.os.iloc[0] == "this machine" and t.time_us.is_monotonic_increasing
     mine = t[t.source == "this machine"].iloc[0]
     assert mine.vs_best_1995 == pytest.approx(23.1)          # 2.31 / 0.1
     assert mine.normalized_to_best_now == 1.0 and math.isnan(mine.normalized_to_best)
     linux = t[t.os == "Linux"].iloc[0]
     assert linux.vs_best_1995 == 1.0 and linux.normalized_to_best_now == pytest.approx(0.1 / 2.31)
-    b = lb.with_machine("tcp_bandwidth", {"this machine": 10.0})   # slower than 1995
+    b = lb.paper_table("tcp_bandwidth", {"this machine": 10.0})   # slower than 1995
     assert b.bandwidth_mbit_s.is_monotonic_decreasing and b.os.iloc[-1] == "this machine"
     assert b[b.os == "this machine"].vs_best_1995.item() == pytest.approx(10.0 / 65.95)
     assert b[b.os == "FreeBSD"].normalized_to_best_now.item() == 1.0
 
 
 def test_andrew_table_marks_nfs_as_the_slides_only():
-    t = lb.andrew_with_machine({"this machine, local": 5.0})
+    t = lb.andrew_paper_table({"this machine, local": 5.0})
     mine = t[t.source == "this machine"].iloc[0]
     assert math.isnan(mine.nfs_s) and math.isnan(mine.nfs_overhead_pct)
     assert mine.nfs_source.startswith("not measured here")

@@ -6,9 +6,9 @@ import math
 import pandas as pd
 import pytest
 
-from benchlib import laibaker1996 as lb
-from benchlib.ousterhout import TableRows
-from benchlib.papers import laibaker1996 as paper
+from benchlib.papers.laibaker1996 import measure as lb
+from benchlib.papers import TableRows
+from benchlib.papers.laibaker1996 import paper
 from benchlib.registry import get_benchmark
 
 

@@ -8,9 +8,9 @@ import pandas as pd
 import pytest
 
 from benchlib.papers import list_tables
-from benchlib.papers import mach1989 as m
+from benchlib.papers.mach1989 import paper as m
 
-SEED = Path(__file__).resolve().parents[1].parent / "shared" / "seeds" / "003_0d54e09e956e0acf.txt"
+SEED = Path(__file__).resolve().parents[2].parent / "shared" / "seeds" / "003_0d54e09e956e0acf.txt"
 
 
 def test_every_table_is_there():

@@ -7,9 +7,10 @@ from types import SimpleNamespace
 import pandas as pd
 import pytest
 
-from benchlib import mach1989 as mm
-from benchlib.ousterhout import MipsRating, TableRows
-from benchlib.papers import mach1989 as paper
+from benchlib.papers.mach1989 import measure as mm
+from benchlib.papers import TableRows
+from benchlib.papers.mips import MipsRating
+from benchlib.papers.mach1989 import paper
 
 
 @pytest.fixture(scope="module")

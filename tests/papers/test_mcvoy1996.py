@@ -10,9 +10,9 @@ import pandas as pd
 import pytest
 
 from benchlib.errors import BenchlibError
-from benchlib.papers import lmbench1996 as L
+from benchlib.papers.mcvoy1996 import paper as L
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 SOURCE_CANDIDATES = [Path("/work/shared/reference/lmbench"),
                      REPO.parent / "shared" / "reference" / "lmbench"]
 SOURCE = next((p for p in SOURCE_CANDIDATES if p.is_dir()), None)
@@ -192,7 +192,7 @@ def test_load_takes_stems_and_csv_names_and_rejects_unknowns():
 
 
 def test_load_honours_benchlib_data_dir(tmp_path, monkeypatch):
-    d = tmp_path / "papers" / "lmbench1996"
+    d = tmp_path / "papers" / "mcvoy1996"
     d.mkdir(parents=True)
     (d / "table_pipe_latency.csv").write_text("system,row,pipe_us,failed\nNA,0,5,False\n")
     monkeypatch.setenv("BENCHLIB_DATA_DIR", str(tmp_path))

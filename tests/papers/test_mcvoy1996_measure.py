@@ -6,8 +6,9 @@ import math
 import pandas as pd
 import pytest
 
-from benchlib import mcvoy1996 as lm
-from benchlib.papers import lmbench1996 as paper
+from benchlib.papers import column_params
+from benchlib.papers.mcvoy1996 import measure as lm
+from benchlib.papers.mcvoy1996 import paper
 from benchlib.registry import get_benchmark
 
 
@@ -18,11 +19,11 @@ def test_every_column_is_a_paper_column_and_a_benchmark():
         assert sort_col in cols and set(cols) <= set(df.columns), table
         for col in cols.values():
             b = get_benchmark(col.benchmark)
-            b.resolve(lm._params(col, "/tmp"))   # the parameters are valid
+            b.resolve(column_params(col, "/tmp"))   # the parameters are valid
 
 
 def _row(table, **values):
-    return lm.TableRow(table, pd.DataFrame([{"system": "this machine", **values}]))
+    return lm.TableRows(table, pd.DataFrame([{"system": "this machine", **values}]))
 
 
 def test_paper_table_sorts_best_first():
@@ -49,10 +50,10 @@ class _R:
 
 
 def test_relations_use_best_samples_and_flag_failures():
-    rows = {"context_switch": lm.TableRow("context_switch", pd.DataFrame(),
+    rows = {"context_switch": lm.TableRows("context_switch", pd.DataFrame(),
                                           {"p2_0kb_us": _R(2.0)}),
-            "pipe_latency": lm.TableRow("pipe_latency", pd.DataFrame(), {"pipe_us": _R(5.0)}),
-            "process_creation": lm.TableRow("process_creation", pd.DataFrame(),
+            "pipe_latency": lm.TableRows("pipe_latency", pd.DataFrame(), {"pipe_us": _R(5.0)}),
+            "process_creation": lm.TableRows("process_creation", pd.DataFrame(),
                                             {"fork_exit_ms": _R(0.3), "fork_exec_exit_ms": _R(0.2),
                                              "fork_exec_sh_exit_ms": _R(2.0)})}
     rel = lm.relations(rows).set_index("relation")
@@ -75,4 +76,4 @@ def test_measure_table_shares_results_through_the_cache():
     a = lm.measure_table("ipc_bandwidth", "smoke", cache=cache)
     b = lm.measure_table("tcp_bandwidth", "smoke", cache=cache)
     assert b.results["tcp_mb_s"] is a.results["tcp_mb_s"]
-    assert a.row.system.iloc[0] == "this machine"
+    assert a.rows.system.iloc[0] == "this machine"

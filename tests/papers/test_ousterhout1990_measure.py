@@ -9,10 +9,10 @@ import pandas as pd
 import pytest
 
 import benchlib
-from benchlib import ousterhout as ous
+from benchlib.papers.ousterhout1990 import measure as ous
 from benchlib.benchmarks import instructions_per_repetition
 from benchlib.errors import BenchlibError
-from benchlib.papers import ousterhout1990 as paper
+from benchlib.papers.ousterhout1990 import paper
 
 
 # ------------------------------------------------------------ integer speed

@@ -5,23 +5,25 @@ from __future__ import annotations
 
 import pandas as pd
 
-from . import load_table
+from .. import beside_paper, load_table
 
 PAPER = "chen1994"
 
 
-def table(name: str) -> pd.DataFrame:
+def load(name: str) -> pd.DataFrame:
+    """One figure's numbers as printed (``fig02``, ``fig15``, ``focal_points``, ...)."""
     return load_table(PAPER, name)
 
 
 def focal_points(benchmark: str = "self-scaling") -> pd.DataFrame:
-    df = table("focal_points")
+    df = load("focal_points")
     return df[df["benchmark"] == benchmark].reset_index(drop=True)
 
 
-def accuracy_beside_paper(ours: pd.DataFrame, machine: str) -> pd.DataFrame:
+def paper_table(ours: pd.DataFrame, machine: str) -> pd.DataFrame:
     """Figure 15 with this machine's row: median, enhanced and repeatability
-    errors (percent), from the ``accuracy_table`` of a run."""
+    errors (percent), from the ``accuracy_table`` of a run; ``source`` says
+    which row is which."""
     by = ours.set_index("predictor")
     row = {"system": f"{machine} (this machine)",
            "median_error_pct": by.loc["product of single-parameter functions",
@@ -30,4 +32,4 @@ def accuracy_beside_paper(ours: pd.DataFrame, machine: str) -> pd.DataFrame:
                                         "enhanced_median_error_pct"],
            "repeatability_error_pct": by.loc["repeatability (the same workloads run again)",
                                              "median_error_pct"]}
-    return pd.concat([table("fig15"), pd.DataFrame([row])], ignore_index=True)
+    return beside_paper(load("fig15"), pd.DataFrame([row]))

@@ -1,7 +1,7 @@
 """This machine's rows of Lai and Baker's Pentium comparison (slides, 1996):
 one function per slide, each running the benchmarks the slide needs and
 returning the results beside rows in the slides' columns and units, ready
-for ``benchlib.papers.laibaker1996.with_machine``; and the curves the slides
+for ``benchlib.papers.laibaker1996.paper.paper_table``; and the curves the slides
 only drew (context switch against the number of processes, the small-file
 benchmark against the file size, UDP and TCP bandwidth against the transfer
 size).
@@ -9,7 +9,7 @@ size).
 The slides' machine was a uniprocessor, so the rows compared with them are
 pinned to one CPU (single-process benchmarks) or keep both processes on one
 CPU (``placement=same_cpu``); other placements are separate rows.  The
-slides' data and rule are in ``benchlib.papers.laibaker1996``; this module
+slides' data and rule are in ``benchlib.papers.laibaker1996.paper``; this module
 only measures, and ``then_and_now`` / ``spread_on_this_machine`` put the
 two side by side for the slides' conclusion.
 """
@@ -21,10 +21,10 @@ import os
 import numpy as np
 import pandas as pd
 
-from .harness import run, sweep
-from .ousterhout import TableRows, pinned_cpu
-from .papers import laibaker1996 as paper
-from .registry import filesystem_of
+from ...harness import run, sweep
+from ...registry import filesystem_of
+from .. import TableRows, pinned_cpu, table_rows as _rows
+from . import paper
 
 MBIT_PER_MB = 8.0   # MB/s (10^6 bytes) -> megabits/s (10^6 bits)
 TCP_TRANSFER_BYTES = 64 << 10   # bytes per write for the TCP table (the slides do not say)
@@ -65,10 +65,6 @@ def ext4_has_journal(directory: str) -> bool | None:
 
 def _two_cpus() -> bool:
     return len(os.sched_getaffinity(0)) >= 2
-
-
-def _rows(table: str, rows: list[dict], results: dict, **notes) -> TableRows:
-    return TableRows(table, pd.DataFrame(rows), results, notes)
 
 
 # ------------------------------------------------------------ the tables

@@ -8,7 +8,7 @@ Modified Andrew Benchmark on the local disk and across NFS), one lists the
 systems tested and one sums up who is fast and slow at what; the UDP,
 small-file and context-switch slides showed only pictures, whose numbers
 are not in the text.  Transcriptions live in ``data/papers/laibaker1996``;
-``python -m benchlib.papers.laibaker1996 SEED.txt`` regenerates them from
+``python -m benchlib.papers.laibaker1996.paper SEED.txt`` regenerates them from
 the seed text (see that folder's README for what was checked by hand).
 """
 from __future__ import annotations
@@ -20,8 +20,8 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from ..errors import BenchlibError
-from . import load_table, transcribe_main
+from ...errors import BenchlibError
+from .. import beside_paper, load_table, transcribe_main
 
 PAPER = "laibaker1996"
 SYSTEMS = ("Linux", "FreeBSD", "Solaris")
@@ -166,7 +166,7 @@ def nfs_overhead_check() -> pd.DataFrame:
 
 # ------------------------------------------------------------ this machine beside the slides
 
-def with_machine(table: str, ours: dict[str, float]) -> pd.DataFrame:
+def paper_table(table: str, ours: dict[str, float]) -> pd.DataFrame:
     """A slide's table with this machine's rows (label -> value in the
     table's value column), best first, and three columns of the slides'
     normalisation:
@@ -183,10 +183,9 @@ def with_machine(table: str, ours: dict[str, float]) -> pd.DataFrame:
     spec = TABLES[table]
     if spec.value is None:
         raise BenchlibError(f"{table} has no value to normalise")
-    paper = load(table).assign(source="paper")
-    mine = pd.DataFrame({"os": list(ours), spec.value: [float(v) for v in ours.values()],
-                         "source": "this machine"})
-    df = pd.concat([paper, mine], ignore_index=True)
+    paper = load(table)
+    mine = pd.DataFrame({"os": list(ours), spec.value: [float(v) for v in ours.values()]})
+    df = beside_paper(paper, mine)
     v, hib = df[spec.value], spec.higher_is_better
     best_1995 = paper[spec.value].max() if hib else paper[spec.value].min()
     df["vs_best_1995"] = [relative_to(x, best_1995, hib) for x in v]
@@ -201,7 +200,7 @@ NFS_NOT_MEASURED = ("not measured here: the slides ran it across 10 Mb/s Etherne
                     "a loop-back mount would measure neither")
 
 
-def andrew_with_machine(ours_local: dict[str, float]) -> pd.DataFrame:
+def andrew_paper_table(ours_local: dict[str, float]) -> pd.DataFrame:
     """Both Andrew tables in one: local and NFS times, the NFS overhead and
     both "normalized to best" columns, with this machine's rows.  This
     machine's NFS cells stay empty and ``nfs_source`` says why; every NFS

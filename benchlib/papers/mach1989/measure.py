@@ -3,10 +3,10 @@
 on a server process), his exec / fork / touch / getpid tests and the Andrew
 phases, and the RPC list Tanenbaum asked to see normalised to CPU speed.
 
-The thread's data and the normalisation are in ``benchlib.papers.mach1989``;
+The thread's data and the normalisation are in ``benchlib.papers.mach1989.paper``;
 this module measures, with ``procedure_call``, ``page_fault_latency``,
 ``process_creation``, ``syscall``, ``andrew_benchmark``, ``rpc_latency`` and
-Ousterhout's MIPS rating (``benchlib.ousterhout.mips_rating``).
+Ousterhout's MIPS rating (``benchlib.papers.mips.mips_rating``).
 
 Placement: the thread's pmax had one CPU, so the main table runs every test
 pinned to one CPU with the server on the same CPU (``same_cpu``);
@@ -23,10 +23,11 @@ import re
 import numpy as np
 import pandas as pd
 
-from .benchmarks import have_rpc
-from .harness import run, sweep
-from .ousterhout import MipsRating, TableRows, mips_rating, pinned_cpu  # noqa: F401 (re-exported)
-from .papers import mach1989 as paper
+from ...benchmarks import have_rpc
+from ...harness import run, sweep
+from .. import TableRows, pinned_cpu
+from ..mips import MipsRating, mips_rating  # noqa: F401 (re-exported)
+from . import paper
 
 __all__ = ["ipc_tests", "ipc_per_call", "ipc_variants", "unix_tests", "andrew", "rpc_rows",
            "normalised_ipc", "cpu_time_accounting", "mips_rating", "pinned_cpu"]

@@ -5,7 +5,7 @@ and Andy Tanenbaum's point that such times mean nothing until they are
 normalised to the speed of the CPU.
 
 Transcriptions live in ``data/papers/mach1989``; ``python -m
-benchlib.papers.mach1989 SEED.txt`` regenerates them from the thread's text
+benchlib.papers.mach1989.paper SEED.txt`` regenerates them from the thread's text
 (the folder's README says which post and line each table comes from).
 This module also holds the CPU ratings the normalisation needs and the
 normalisation itself.  No measurement happens here.
@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from . import load_table, transcribe_main
+from .. import beside_paper, load_table, transcribe_main
 
 PAPER = "mach1989"
 TABLES = ("ipc_tests", "ipc_tests_per_call", "network_ipc_per_call", "unix_calls",

@@ -2,7 +2,7 @@
 file-system tables (McVoy and Staelin, USENIX 1996), measured with this
 project's own benchmarks (written from the paper's descriptions).
 
-``SPECS`` maps each table (``benchlib.papers.lmbench1996`` names) to the
+``SPECS`` maps each table (``benchlib.papers.mcvoy1996.paper`` names) to the
 benchmark and parameters behind each of its columns; ``measure_table`` runs
 them and returns one row in the table's columns and units, and
 ``paper_table`` inserts it among the paper's systems, sorted as the paper
@@ -15,24 +15,13 @@ pessimistic against its numbers.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
 
 import pandas as pd
 
-from .errors import BenchlibError
-from .harness import Result, run, sweep
-from .metadata import machine_info
-from .ousterhout import pinned_cpu
-from .papers import lmbench1996 as paper
-
-
-@dataclass(frozen=True)
-class Column:
-    benchmark: str
-    params: dict
-    scale: float = 1.0           # benchmark unit -> the column's unit
-    pin: str = "cpu"             # "cpu": pin the process; "placement": same_cpu pair; "": none
-    file: bool = False           # takes the `directory` parameter
+from ...harness import sweep
+from ...metadata import machine_info
+from .. import Column, TableRows, beside_paper, measure_row, pinned_cpu  # noqa: F401
+from . import paper
 
 
 US, MS_FROM_US = 1.0, 1e-3
@@ -58,10 +47,12 @@ SPECS: dict[str, tuple[str, bool, dict[str, Column]]] = {
                      {"pipe_us": Column("pipe_latency", {}, pin="placement")}),
     "tcp_latency": ("rpc_tcp_us", False,
                     {"tcp_us": Column("ipc_latency", {"transport": "tcp"}, pin="placement"),
-                     "rpc_tcp_us": Column("rpc_latency", {"transport": "tcp"}, pin="placement")}),
+                     "rpc_tcp_us": Column("rpc_latency", {"transport": "tcp"}, pin="placement",
+                                          optional=True)}),
     "udp_latency": ("rpc_udp_us", False,
                     {"udp_us": Column("ipc_latency", {"transport": "udp"}, pin="placement"),
-                     "rpc_udp_us": Column("rpc_latency", {"transport": "udp"}, pin="placement")}),
+                     "rpc_udp_us": Column("rpc_latency", {"transport": "udp"}, pin="placement",
+                                          optional=True)}),
     "tcp_connect_latency": ("tcp_connect_us", False,
                             {"tcp_connect_us": Column("tcp_connect_latency", {}, pin="")}),
     "ipc_bandwidth": ("pipe_mb_s", True,
@@ -106,63 +97,22 @@ TITLES = {
 }
 
 
-@dataclass
-class TableRow:
-    table: str
-    row: pd.DataFrame
-    results: dict[str, Result] = field(default_factory=dict)
-    skipped: dict[str, str] = field(default_factory=dict)   # column -> why not measured
-
-
-def _params(col: Column, directory: str | None) -> dict:
-    p = dict(col.params)
-    if col.pin == "cpu":
-        p["cpu"] = pinned_cpu()
-    elif col.pin == "placement":
-        p["placement"] = "same_cpu"
-    if col.file and directory:
-        p["directory"] = directory
-    return p
-
-
 def measure_table(table: str, profile: str = "quick", directory: str | None = None,
-                  label: str = "this machine", cache: dict | None = None) -> TableRow:
-    """This machine's row of one table.  A benchmark this build cannot run
-    (RPC without libtirpc) leaves its cell empty and says why in
-    ``skipped``; ``cache`` (a dict) shares results between tables that use
-    the same measurement (bcopy, TCP bandwidth)."""
-    sort_col, _, cols = SPECS[table]
-    cache = {} if cache is None else cache
-    row, results, skipped = {"system": label}, {}, {}
-    for name, col in cols.items():
-        params = _params(col, directory)
-        key = (col.benchmark, tuple(sorted(params.items())))
-        try:
-            if key not in cache:
-                cache[key] = run(col.benchmark, profile=profile, **params)
-            r = cache[key]
-        except BenchlibError as e:
-            if col.benchmark != "rpc_latency":
-                raise
-            skipped[name] = str(e)
-            row[name] = math.nan
-            continue
-        results[name] = r
-        row[name] = r.median * col.scale
-    return TableRow(table, pd.DataFrame([row]), results, skipped)
+                  label: str = "this machine", cache: dict | None = None) -> TableRows:
+    """This machine's row of one table (``SPECS``): see ``papers.measure_row``;
+    RPC without libtirpc leaves its cells empty, with the reason in ``skipped``."""
+    return measure_row(table, SPECS[table][2], profile, directory, label, "system", cache)
 
 
-def paper_table(t: TableRow) -> pd.DataFrame:
+def paper_table(t: TableRows) -> pd.DataFrame:
     """The paper's table with this machine's row inserted in sorted position
     (best first, as the paper printed it); ``source`` marks which is which."""
     sort_col, higher, _ = SPECS[t.table]
-    p = paper.load(t.table).drop(columns=["row", "failed"], errors="ignore").assign(source="paper")
-    out = pd.concat([p, t.row.assign(source="this machine")], ignore_index=True)
-    return out.sort_values(sort_col, ascending=not higher, kind="stable",
-                           na_position="last").reset_index(drop=True)
+    p = paper.load(t.table).drop(columns=["row", "failed"], errors="ignore")
+    return beside_paper(p, t.rows, sort_col, ascending=not higher)
 
 
-def speedups(t: TableRow) -> pd.DataFrame:
+def speedups(t: TableRows) -> pd.DataFrame:
     """For each column: this machine's figure, the paper's fastest and
     slowest system, and how many times faster this machine is than each
     (times: theirs / ours; bandwidths: ours / theirs)."""
@@ -170,7 +120,7 @@ def speedups(t: TableRow) -> pd.DataFrame:
     p = paper.load(t.table)
     rows = []
     for name in cols:
-        ours = float(t.row[name].iloc[0])
+        ours = float(t.rows[name].iloc[0])
         vals = p[["system", name]].dropna()
         if vals.empty:
             continue
@@ -216,7 +166,7 @@ def ctx_knee_processes(process_kb: int, cache_bytes: int) -> float:
 
 # ------------------------------------------------------------ the paper's readings
 
-def relations(rows: dict[str, TableRow]) -> pd.DataFrame:
+def relations(rows: dict[str, TableRows]) -> pd.DataFrame:
     """The relations the paper's tables imply, checked on this machine's
     results (best samples): what should hold, the two figures, and whether
     it does (None where a figure is missing)."""

@@ -5,9 +5,9 @@ The paper's extracted text lost its numbers, so the data come from the
 troff sources of its tables (``*.tbl``) and figure (``ctx.pic``) shipped in
 the ``doc/`` folder of the public distribution.  This module parses those
 sources into tidy DataFrames; the committed CSVs live in
-``data/papers/lmbench1996`` and are regenerated with::
+``data/papers/mcvoy1996`` and are regenerated with::
 
-    python -m benchlib.papers.lmbench1996 [SOURCE_DIR] [--out DIR]
+    python -m benchlib.papers.mcvoy1996.paper [SOURCE_DIR] [--out DIR]
 
 Conventions of every table CSV (see that folder's README):
 
@@ -34,17 +34,17 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..errors import BenchlibError
-from . import data_dir   # the shared locator: the repo's data/ or $BENCHLIB_DATA_DIR
+from ...errors import BenchlibError
+from .. import data_dir   # the shared locator: the repo's data/ or $BENCHLIB_DATA_DIR
 
-PAPER = "lmbench1996"
+PAPER = "mcvoy1996"
 
 
 @dataclass(frozen=True)
 class TableSpec:
     """How one ``.tbl`` file becomes one CSV."""
     name: str                  # tidy table name, what load() takes
-    csv: str                   # CSV file name in data/papers/lmbench1996
+    csv: str                   # CSV file name in data/papers/mcvoy1996
     header: tuple[str, ...]    # value-column labels as printed (header rows joined)
     columns: tuple[str, ...]   # our names for those columns, with units
     caption: str               # what the paper's table shows, with its unit
@@ -471,7 +471,7 @@ def _spec(table: str) -> TableSpec:
 
 
 def data_path() -> Path:
-    """``data/papers/lmbench1996`` of the source tree, or under $BENCHLIB_DATA_DIR."""
+    """``data/papers/mcvoy1996`` of the source tree, or under $BENCHLIB_DATA_DIR."""
     return data_dir() / "papers" / PAPER
 
 
@@ -502,15 +502,15 @@ def parse_source_dir(source: Path) -> dict[str, pd.DataFrame]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    repo = Path(__file__).resolve().parents[2]
+    repo = Path(__file__).resolve().parents[3]
     parser = argparse.ArgumentParser(
-        prog="python -m benchlib.papers.lmbench1996",
-        description="Regenerate data/papers/lmbench1996/*.csv from the paper's tbl/pic sources.")
+        prog="python -m benchlib.papers.mcvoy1996.paper",
+        description="Regenerate data/papers/mcvoy1996/*.csv from the paper's tbl/pic sources.")
     parser.add_argument("source", nargs="?", type=Path,
                         default=repo.parent / "shared" / "reference" / "lmbench",
                         help="folder with *.tbl and ctx.pic (default: ../shared/reference/lmbench)")
     parser.add_argument("--out", type=Path, default=None,
-                        help="output folder (default: data/papers/lmbench1996)")
+                        help="output folder (default: data/papers/mcvoy1996)")
     args = parser.parse_args(argv)
     if not args.source.is_dir():
         parser.error(f"source folder not found: {args.source}")

@@ -3,7 +3,7 @@ Getting Faster As Fast as Hardware?": one function per table, each running
 the benchmarks the table needs and returning the results beside rows in the
 paper's columns and units, ready for ``paper_table``.
 
-The paper's data and normalisation are in ``benchlib.papers.ousterhout1990``;
+The paper's data and normalisation are in ``benchlib.papers.ousterhout1990.paper``;
 this module only measures.  Pinned rows use the first CPU this process may
 run on; Tables 2 and 3 also report unpinned (and, for the round trip, two
 CPUs) as separate rows, since a VM's cross-CPU wake-ups change them most.
@@ -11,77 +11,19 @@ CPUs) as separate rows, since a VM's cross-CPU wake-ups change them most.
 from __future__ import annotations
 
 import math
-import os
-from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 from scipy.stats import gmean
 
-from .harness import Result, run, sweep
-from .memory import cache_sizes
-from .metadata import machine_info
-from .papers import load_table, with_rows
-from .papers import ousterhout1990 as paper
+from ...harness import sweep, run
+from ...memory import cache_sizes
+from ...metadata import machine_info
+from .. import TableRows, beside_paper, load_table, pinned_cpu, table_rows as _rows
+from ..mips import MipsRating, mips_rating  # noqa: F401  (this paper's rating, re-exported)
+from . import paper
 
 KB = 1024  # the paper's kbyte; Table 10's sizes and Table 6's block are in these
-
-
-@dataclass
-class TableRows:
-    """This machine's rows of one paper table and the results behind them."""
-    table: str
-    rows: pd.DataFrame                       # configuration + the paper's columns
-    results: dict[str, Result] = field(default_factory=dict)
-    notes: dict = field(default_factory=dict)
-
-    def measurements(self) -> pd.DataFrame:
-        return pd.DataFrame([{"measurement": k, **r.to_row()} for k, r in self.results.items()])
-
-
-def pinned_cpu() -> int:
-    return min(os.sched_getaffinity(0))
-
-
-def _rows(table: str, rows: list[dict], results: dict, **notes) -> TableRows:
-    return TableRows(table, pd.DataFrame(rows), results, notes)
-
-
-# ------------------------------------------------------------ MIPS rating
-
-@dataclass
-class MipsRating:
-    """This machine's integer speed and the VAX-MIPS rating made from it."""
-    result: Result
-    native_mips: float          # median native instructions per microsecond
-    rating: float               # VAX MIPS at the central conversion
-    low: float                  # lowest rating the samples and conversion allow
-    high: float                 # highest
-
-    def table(self) -> pd.DataFrame:
-        r = self.result
-        return pd.DataFrame([
-            {"quantity": "instructions per repetition (counted by single-stepping)",
-             "value": r.extras["instructions_per_repetition"]},
-            {"quantity": "native MIPS, median of samples", "value": self.native_mips},
-            {"quantity": "native MIPS, slowest / fastest sample",
-             "value": f"{r.min:,.0f} / {r.max:,.0f}"},
-            {"quantity": "instructions per cycle (median)",
-             "value": r.extras["instructions_per_repetition"] / r.median_cycles
-             if r.median_cycles else math.nan},
-            {"quantity": f"VAX MIPS (x{paper.INSTRUCTIONS_PER_VAX_INSTRUCTION:g} instructions "
-                         f"per VAX instruction, VAX {paper.VAX780_NATIVE_MIPS} native MIPS)",
-             "value": self.rating},
-            {"quantity": "VAX MIPS, lowest to highest supported",
-             "value": f"{self.low:,.0f} to {self.high:,.0f}"},
-        ])
-
-
-def mips_rating(profile: str = "quick", cpu: int | None = None) -> MipsRating:
-    """Measure integer speed pinned and convert it to a VAX-MIPS rating."""
-    r = run("integer_speed", cpu=pinned_cpu() if cpu is None else cpu, profile=profile)
-    low, high = paper.rating_range(r.min, r.max)
-    return MipsRating(r, r.median, paper.vax_mips(r.median), low, high)
 
 
 # ------------------------------------------------------------ Tables 2-4
@@ -281,8 +223,8 @@ def paper_table(t: TableRows, rating: float | None = None) -> pd.DataFrame:
             mine[col] = mips_relative_of(t, rating).to_numpy()
         if t.table == "table07":
             p = p.drop(columns=["recovered"])
-        return with_rows(p, mine, basis, ascending=not higher)
-    return with_rows(p, mine, "uncached_mb_s", ascending=False)
+        return beside_paper(p, mine, basis, ascending=not higher)
+    return beside_paper(p, mine, "uncached_mb_s", ascending=False)
 
 
 def figure1_points(tables: dict[str, TableRows], rating: float) -> pd.DataFrame:
@@ -334,4 +276,4 @@ def table8(t7: TableRows, rating: float | None) -> pd.DataFrame:
                           "mips_relative_local": (mips_relative_of(t7, rating).iloc[0]
                                                   if rating else math.nan),
                           "mips_relative_remote": math.nan, "remote_penalty_pct": math.nan}])
-    return with_rows(load_table(paper.PAPER, "table08"), mine, "remote_penalty_pct")
+    return beside_paper(load_table(paper.PAPER, "table08"), mine, "remote_penalty_pct")

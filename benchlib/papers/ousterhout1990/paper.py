@@ -2,7 +2,7 @@
 Hardware?", USENIX Summer 1990: its tables and its MIPS-relative speed.
 
 Transcriptions live in ``data/papers/ousterhout1990``; ``python -m
-benchlib.papers.ousterhout1990 SEED.txt`` regenerates them from the seed
+benchlib.papers.ousterhout1990.paper SEED.txt`` regenerates them from the seed
 text (see that folder's README for what was checked by hand)."""
 from __future__ import annotations
 
@@ -11,8 +11,10 @@ import sys
 
 import pandas as pd
 
-from . import load_table, transcribe_main
-from .markdown import tables_with_captions
+from .. import beside_paper, load_table, transcribe_main
+from ..markdown import tables_with_captions
+from ..mips import (INSTRUCTION_RATIO_RANGE, INSTRUCTIONS_PER_VAX_INSTRUCTION,  # noqa: F401
+                    VAX780_NATIVE_MIPS, rating_range, vax_mips)
 
 PAPER = "ousterhout1990"
 REFERENCE = "MVAX2 Ultrix 3.0"  # the paper's yardstick configuration
@@ -118,14 +120,12 @@ def table_with_machine(table: str, value_column: str, ours: dict[str, float],
     make the row's MIPS-relative speed exactly 1.0) and, for this
     machine's rows, ``mips_relative_speed`` computed from ``mips_rating``
     when one is given (left empty otherwise: it needs a MIPS rating)."""
-    from . import with_rows
-
     paper = load_table(PAPER, table)
     ref = paper.loc[paper.configuration == REFERENCE, value_column].item()
     mine = pd.DataFrame({"configuration": list(ours), value_column: list(ours.values())})
     if mips_rating:
         mine["mips_relative_speed"] = [mips_relative(v, mips_rating, ref) for v in ours.values()]
-    df = with_rows(paper, mine, value_column)
+    df = beside_paper(paper, mine, value_column)
     df["speedup_vs_mvax2"] = ref / df[value_column]
     df["implied_mips"] = [implied_mips(v, ref) for v in df[value_column]]
     return df
@@ -137,48 +137,6 @@ def mips_sensitivity(value: float, ref_value: float, ratings) -> pd.DataFrame:
     return pd.DataFrame({"mips_rating": list(ratings),
                          "mips_relative_speed": [mips_relative(value, m, ref_value)
                                                  for m in ratings]})
-
-
-# ------------------------------------------------------------ MIPS rating
-# The paper rates each machine in MIPS "where a VAX-11/780 is approximately
-# 1.0" (Table 1): VAX-relative integer speed.  A machine that executes
-# IPS native instructions per second, for a program that needs N_native
-# instructions where a VAX needs N_vax, is rated
-#     (N_vax / N_native) * IPS / IPS_vax.
-# The two constants, and why:
-#  * IPS_vax: the VAX-11/780's microcycle is 200 ns and its average
-#    instruction took about 10.6 cycles on timesharing workloads (Emer and
-#    Clark, "A Characterization of Processor Performance in the
-#    VAX-11/780", ISCA 1984): about 0.47 million native instructions/s.
-#  * N_native / N_vax: a load/store machine executes "somewhat more
-#    instructions per program" than a VAX; for the MIPS M/2000 against the
-#    VAX 8700 on SPEC89 about twice as many (Bhandarkar and Clark,
-#    "Performance from Architecture: Comparing a RISC and a CISC with
-#    Similar Hardware Organization", ASPLOS 1991).  x86-64 compiled code
-#    executes roughly as many instructions as a load/store machine's, so we
-#    take 2.0 and show the conclusions for 1.0 to 3.0.
-# With these, a 1990 RISC's native MIPS and its VAX MIPS nearly coincide
-# (2.0 x 0.47 = 0.94), as the vendors' ratings of the day assumed.
-VAX780_NATIVE_MIPS = 0.47
-INSTRUCTIONS_PER_VAX_INSTRUCTION = 2.0
-INSTRUCTION_RATIO_RANGE = (1.0, 3.0)
-
-
-def vax_mips(native_mips: float, instruction_ratio: float = INSTRUCTIONS_PER_VAX_INSTRUCTION,
-             vax_native_mips: float = VAX780_NATIVE_MIPS) -> float:
-    """A MIPS rating in the paper's sense (VAX-11/780 = 1) from a measured
-    native instruction rate (see the constants above for the convention)."""
-    if native_mips <= 0 or instruction_ratio <= 0 or vax_native_mips <= 0:
-        raise ValueError("native_mips, instruction_ratio and vax_native_mips must be positive")
-    return native_mips / (instruction_ratio * vax_native_mips)
-
-
-def rating_range(native_low: float, native_high: float,
-                 ratios: tuple[float, float] = INSTRUCTION_RATIO_RANGE) -> tuple[float, float]:
-    """The lowest and highest VAX-MIPS rating the measurement supports:
-    slowest native rate with the largest instruction ratio, fastest with
-    the smallest."""
-    return vax_mips(native_low, max(ratios)), vax_mips(native_high, min(ratios))
 
 
 # ------------------------------------------------------------ Figure 1

@@ -1,0 +1,49 @@
+"""Registration for csrc/andrew.c: the Modified Andrew Benchmark on the
+tree in benchlib/mab/tree."""
+from __future__ import annotations
+
+import os
+
+from ..registry import Benchmark, Param, register
+from .common import CPU, DIRECTORY, _check_cpu, _encode, _ffi, _fs_extras, _lib
+
+
+# ---------------------------------------------------------------- Andrew
+
+MAB_TREE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "mab",
+                        "tree")
+MAB_PHASES = ("mkdir", "copy", "stat", "read", "compile")
+
+
+def _measure_andrew(p, o, ns, tk, info):
+    ffi = _ffi()
+
+    runs = o.n_samples
+    phases = ffi.new("double[]", runs * len(MAB_PHASES))
+    o.clock_ghz = ffi.NULL  # one run is seconds long; there is no per-sample probe
+    rc = _lib().bl_andrew(_encode(MAB_TREE), _encode(p["directory"]), p["copy"] == "cp",
+                          runs, ns, phases, info)
+    done = info.n_samples
+    per_phase = {name: [phases[r * len(MAB_PHASES) + k] / 1e9 for r in range(done)]
+                 for k, name in enumerate(MAB_PHASES)}
+    return rc, {"phase_s": per_phase,
+                "phase_median_s": {k: (sorted(v)[len(v) // 2] if v else None)
+                                   for k, v in per_phase.items()}}
+
+
+register(Benchmark(
+    name="andrew_benchmark",
+    description="The Modified Andrew Benchmark: make directories, copy, stat, read and compile "
+                "a 325 KiB C program (benchlib/mab/tree) with cc at fixed flags",
+    unit="s",
+    counts="seconds per whole run; per-phase times in extras (phase_s, phase_median_s)",
+    params=(Param("copy", "choice", "cp", "cp: one /bin/cp per file, as the original; "
+                  "inprocess: copied by benchlib itself", choices=("cp", "inprocess")),
+            DIRECTORY, CPU),
+    measure=_measure_andrew,
+    to_unit=lambda ns, p: ns / 1e9,
+    check=lambda p: _check_cpu(p["cpu"]),
+    extras=_fs_extras,
+    n_samples_for=lambda p, prof: {"smoke": 1, "quick": 3, "full": 5}.get(prof.name, 3),
+))
+
