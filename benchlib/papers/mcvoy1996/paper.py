@@ -138,6 +138,8 @@ TABLES: dict[str, TableSpec] = {
 # the table ctx.tbl already owns the stem "ctx".
 FIGURE_CTX = "ctx_linux_i686"
 FIGURE_CTX_CSV = "figure_ctx_linux_i686.csv"
+# The machine the figure was drawn on, as its label in ctx.pic reads ("Linux i686@167Mhz").
+FIGURE_CTX_SYSTEM = "Linux i686 @ 167 MHz"
 
 # Columns holding text rather than numbers.
 TEXT_COLUMNS = ("system", "network")
