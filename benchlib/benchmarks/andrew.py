@@ -5,7 +5,8 @@ from __future__ import annotations
 import os
 
 from ..registry import Benchmark, Param, register
-from .common import CPU, DIRECTORY, _check_cpu, _encode, _ffi, _fs_extras, _lib
+from .common import (CPU, DIRECTORY, _check_cpu, _encode, _fs_extras, _lib, phase_buffer,
+                     phase_medians, phases_of)
 
 
 # ---------------------------------------------------------------- Andrew
@@ -16,19 +17,11 @@ MAB_PHASES = ("mkdir", "copy", "stat", "read", "compile")
 
 
 def _measure_andrew(p, o, ns, tk, info):
-    ffi = _ffi()
-
-    runs = o.n_samples
-    phases = ffi.new("double[]", runs * len(MAB_PHASES))
-    o.clock_ghz = ffi.NULL  # one run is seconds long; there is no per-sample probe
+    phases = phase_buffer(o, len(MAB_PHASES))  # one run is seconds long: no per-sample probe
     rc = _lib().bl_andrew(_encode(MAB_TREE), _encode(p["directory"]), p["copy"] == "cp",
-                          runs, ns, phases, info)
-    done = info.n_samples
-    per_phase = {name: [phases[r * len(MAB_PHASES) + k] / 1e9 for r in range(done)]
-                 for k, name in enumerate(MAB_PHASES)}
-    return rc, {"phase_s": per_phase,
-                "phase_median_s": {k: (sorted(v)[len(v) // 2] if v else None)
-                                   for k, v in per_phase.items()}}
+                          o.n_samples, ns, phases, info)
+    per_phase = phases_of(phases, MAB_PHASES, info.n_samples, 1e9)
+    return rc, {"phase_s": per_phase, "phase_median_s": phase_medians(per_phase)}
 
 
 register(Benchmark(

@@ -56,6 +56,28 @@ def _us(ns: float, params: dict) -> float:
     return ns / 1e3
 
 
+def phase_buffer(o, n_phases: int):
+    """A C array for ``n_phases`` figures per sample, for a benchmark whose
+    C side times its own phases (so there is no per-sample clock probe)."""
+    ffi = _ffi()
+    o.clock_ghz = ffi.NULL
+    return ffi.new("double[]", o.n_samples * n_phases)
+
+
+def phases_of(buf, names: tuple[str, ...], n_samples: int, divisor: float) -> dict[str, list[float]]:
+    """{phase: [figure of each sample]} from a ``phase_buffer`` (sample-major),
+    each figure divided by ``divisor`` (ns -> the unit wanted)."""
+    m = len(names)
+    return {name: [buf[s * m + j] / divisor for s in range(n_samples)]
+            for j, name in enumerate(names)}
+
+
+def phase_medians(per_phase: dict[str, list[float]]) -> dict[str, float | None]:
+    """The median of each phase's figures (the upper one of an even count;
+    None for a phase with none), for benchmarks that time several phases."""
+    return {name: (sorted(v)[len(v) // 2] if v else None) for name, v in per_phase.items()}
+
+
 # ---------------------------------------------------------------- placement of two processes
 
 def _pipe_cpus(p: dict) -> tuple[int, int]:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from ..errors import BenchlibError
 from ..registry import Benchmark, Param, check_free_space, filesystem_of, register
-from .common import CPU, DIRECTORY, _check_cpu, _encode, _ffi, _fs_extras, _lib, _us, no_extras
+from .common import (CPU, DIRECTORY, _check_cpu, _encode, _ffi, _fs_extras, _lib, _us, no_extras,
+                     phase_buffer, phase_medians, phases_of)
 
 
 # ---------------------------------------------------------------- file system
@@ -144,22 +145,15 @@ def _check_small_file(p: dict) -> None:
 
 
 def _measure_small_file(p, o, ns, tk, info):
-    ffi = _ffi()
-
-    n = o.n_samples
-    phases = ffi.new("double[]", n * len(SMALL_FILE_PHASES))
-    o.clock_ghz = ffi.NULL  # batches are timed in C without the per-sample clock probe
+    phases = phase_buffer(o, len(SMALL_FILE_PHASES))  # batches are timed in C
     rc = _lib().bl_small_file(_encode(p["directory"]), p["size_bytes"], p["files"], o, phases,
                               info)
     k, m = info.n_samples, len(SMALL_FILE_PHASES)
-    per_phase = {name: [phases[b * m + j] / 1e3 for b in range(k)]
-                 for j, name in enumerate(SMALL_FILE_PHASES)}
+    per_phase = phases_of(phases, SMALL_FILE_PHASES, k, 1e3)
     for b in range(k):
         ns[b] = (sum(phases[b * m + j] for j in range(m)) if p["phase"] == "total"
                  else phases[b * m + SMALL_FILE_PHASES.index(p["phase"])])
-    return rc, {"phase_us_per_file": per_phase,
-                "phase_median_us": {name: (sorted(v)[len(v) // 2] if v else None)
-                                    for name, v in per_phase.items()}}
+    return rc, {"phase_us_per_file": per_phase, "phase_median_us": phase_medians(per_phase)}
 
 
 register(Benchmark(
