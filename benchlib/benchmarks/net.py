@@ -3,6 +3,8 @@ round trips, TCP connections, Sun RPC, and pipe, socket and UDP bandwidth,
 between this process and a helper process on loopback."""
 from __future__ import annotations
 
+import warnings
+
 from ..errors import BenchlibError
 from ..registry import Benchmark, Param, register
 from .common import PINNED_CPU, PLACEMENT, _check_pipe, _ffi, _lib, _net_transport, _pipe_cpus, _us
@@ -176,8 +178,13 @@ def _measure_udp_bandwidth(p, o, ns, tk, info):
     # ns[i] is per datagram received; the sender's own rate is that times the fraction
     sent = [d / (ns[i] * f) * 1e3 if f > 0 else float("nan") for i, f in enumerate(fractions)]
     loss = sorted(1.0 - f for f in fractions)
+    starved = sum(1 for f in fractions if f <= 0)
+    if starved and rc == _lib().BL_OK:
+        warnings.warn(f"udp_bandwidth: {starved} of {k} samples delivered no datagram (the "
+                      "receiver did not run while they were sent: a busy host); they count as "
+                      "0 MB/s", RuntimeWarning, stacklevel=2)
     return rc, {"send_buffer_bytes": int(snd[0]), "receive_buffer_bytes": int(rcv[0]),
-                "delivered_fraction": fractions, "sent_mb_s": sent,
+                "delivered_fraction": fractions, "sent_mb_s": sent, "starved_samples": starved,
                 "loss_fraction_median": loss[len(loss) // 2] if loss else None}
 
 
