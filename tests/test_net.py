@@ -1,4 +1,4 @@
-"""IPC and network benchmarks (net.c): structure, errors, clean-up.  No
+"""IPC and network benchmarks (net_latency.c, net_bandwidth.c, rpc.c): structure, errors, clean-up.  No
 timing thresholds: the machine is shared."""
 import os
 import time

@@ -14,7 +14,8 @@ from .common import PINNED_CPU, PLACEMENT, _check_pipe, _ffi, _lib, _net_transpo
 #
 # The 1996 paper's socket latencies (TCP, UDP, Sun RPC over both), TCP
 # connection cost, and pipe and TCP bandwidth, all between this process and
-# a forked helper on loopback (net.c).  Placement works as for pipe_latency.
+# a forked helper on loopback (net_latency.c, net_bandwidth.c, rpc.c).  Placement works as
+# for pipe_latency.
 
 
 def _measure_ipc_latency(p, o, ns, tk, info):

@@ -189,9 +189,10 @@ int bl_integer_speed(const bl_opts *o, double *ns, double *ticks, bl_info *info)
 int bl_count_instructions(int64_t *per_repetition, int64_t *fixed);
 uint64_t bl_integer_checksum(int64_t reps);
 
-/* net.c: IPC and networking between this process and a forked helper
- * ("bl-net-echo"), all on loopback 127.0.0.1.  transport is one of the
- * BL_NET_* values (each function says which it accepts). */
+/* net_latency.c, net_bandwidth.c, rpc.c: IPC and networking between this
+ * process and a forked helper ("bl-net-echo"), all on loopback 127.0.0.1.
+ * transport is one of the BL_NET_* values (each function says which it
+ * accepts). */
 enum {
     BL_NET_PIPE = 0,
     BL_NET_UNIX = 1,    /* AF_UNIX SOCK_STREAM socketpair */
@@ -343,7 +344,7 @@ int bl_page_fault(const bl_opts *o, double *ns, double *ticks, bl_info *info);
 int bl_small_file(const char *directory, size_t size_bytes, int n_files, const bl_opts *o,
                   double *phase_ns, bl_info *info);
 
-/* net.c: udp_bandwidth.  This process sends datagrams of datagram_bytes
+/* net_bandwidth.c: udp_bandwidth.  This process sends datagrams of datagram_bytes
  * over loopback UDP to the helper, which counts what arrives.  A sample
  * ends with an end-marker datagram (resent every 10 ms until the helper
  * acknowledges it, with the bytes it received, over a stream socket; 5 s

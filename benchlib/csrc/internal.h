@@ -38,16 +38,38 @@ int bl_pin_begin(int cpu, bl_pinning *p);   /* cpu < 0: leaves the thread as it 
 void bl_pin_end(const bl_pinning *p);
 #endif
 
-/* net.c, shared with call.c: fork a helper process named `name` (dies with
- * its parent, ignores SIGINT, pinned to helper_cpu if >= 0; returns 0 in
- * the child, its pid in the parent, -1 on failure); kill and reap it; after
- * a failed first exchange, name a helper that could not pin itself; write
- * or read exactly n bytes (sockets with MSG_NOSIGNAL; BL_EINTR on SIGINT). */
+/* helper.c: fork a helper process named `name` (dies with its parent,
+ * ignores SIGINT, pinned to helper_cpu if >= 0; returns 0 in the child, its
+ * pid in the parent, -1 on failure); kill and reap it; after a failed first
+ * exchange, name a helper that could not pin itself; write or read exactly
+ * n bytes (sockets with MSG_NOSIGNAL; BL_EINTR on SIGINT); the same in the
+ * child (0, or -1 on end of file or error); close a descriptor and mark it
+ * closed (-1). */
+#define BL_NET_HELPER "bl-net-echo"   /* the net_*.c and rpc.c children */
 pid_t bl_fork_helper(const char *name, int helper_cpu);
 void bl_stop_helper(pid_t pid);
 int bl_helper_failure(pid_t pid, int rc, int helper_cpu);
 int bl_put_all(int fd, int is_sock, const void *buf, size_t n);
 int bl_get_all(int fd, void *buf, size_t n);
+int bl_child_read_all(int fd, void *buf, size_t n);
+int bl_child_write_all(int fd, const void *buf, size_t n);
+void bl_close_fd(int *fd);
+
+/* helper.c: loopback sockets, made before the fork.  bl_loopback: 127.0.0.1
+ * at a port (network order); bl_close_abortively: close with SO_LINGER 0 (a
+ * reset, no TIME_WAIT); bl_set_buffers: SO_SNDBUF and SO_RCVBUF (bytes > 0);
+ * bl_bound_socket: a socket of `type` bound to an ephemeral loopback port
+ * (*addr); bl_listener: a bound, listening TCP socket; bl_tcp_pair: both
+ * ends of a loopback TCP connection (TCP_NODELAY on both if nodelay);
+ * bl_udp_pair: two loopback UDP sockets connected to each other. */
+#include <netinet/in.h>
+struct sockaddr_in bl_loopback(uint16_t port_net);
+void bl_close_abortively(int *fd);
+int bl_set_buffers(int fd, int bytes);
+int bl_bound_socket(int type, int buffer_bytes, struct sockaddr_in *addr, int *fd_out);
+int bl_listener(int buffer_bytes, struct sockaddr_in *addr, int *fd_out);
+int bl_tcp_pair(int buffer_bytes, int nodelay, int fds[2]);
+int bl_udp_pair(int fds[2]);
 
 /* Keep a value alive so the compiler cannot drop the work that made it. */
 #define BL_KEEP(x) __asm__ __volatile__("" : : "r"(x) : "memory")
