@@ -79,21 +79,10 @@ class Result:
     def n_samples(self) -> int:
         return len(self.samples)
 
-    @property
-    def min(self) -> float:
-        return float(np.min(self.samples))
-
-    @property
-    def max(self) -> float:
-        return float(np.max(self.samples))
-
-    @property
-    def median(self) -> float:
-        return float(np.median(self.samples))
-
-    @property
-    def mean(self) -> float:
-        return float(np.mean(self.samples))
+    min = property(lambda self: float(np.min(self.samples)), doc="the smallest sample")
+    max = property(lambda self: float(np.max(self.samples)), doc="the largest sample")
+    median = property(lambda self: float(np.median(self.samples)), doc="the median sample")
+    mean = property(lambda self: float(np.mean(self.samples)), doc="the mean of the samples")
 
     @property
     def stdev(self) -> float:

@@ -96,6 +96,10 @@ class Param:
         return d
 
 
+# Units of rates: more is better.  Every other unit is a time per operation.
+RATE_UNITS = ("MB/s", "GHz", "MIPS")
+
+
 @dataclass(frozen=True)
 class Benchmark:
     """A registered benchmark.
@@ -114,13 +118,17 @@ class Benchmark:
     params: tuple[Param, ...]
     measure: Callable
     to_unit: Callable[[float, dict], float]
-    higher_is_better: bool = False
+    higher_is_better: bool | None = None  # None: from the unit (RATE_UNITS are higher-better)
     check: Callable[[dict], None] | None = None
     memory_bytes: Callable[[dict], int] | None = None
     counts: str = ""  # how the figure is counted, when that needs saying
     extras: Callable | None = None  # (info, params) -> dict of benchmark-specific facts
     # (params, profile) -> samples, for benchmarks whose one sample takes seconds
     n_samples_for: Callable | None = None
+
+    def __post_init__(self):
+        if self.higher_is_better is None:
+            object.__setattr__(self, "higher_is_better", self.unit in RATE_UNITS)
 
     def param(self, name: str) -> Param:
         for p in self.params:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import os
 
 from ..registry import Benchmark, Param, register
-from .common import (CPU, DIRECTORY, _check_cpu, _encode, _fs_extras, _lib, phase_buffer,
-                     phase_medians, phases_of)
+from .common import (CPU, DIRECTORY, _check_cpu_param, _encode, _fs_extras, _lib, phase_buffer,
+                     phase_extras)
 
 
 # ---------------------------------------------------------------- Andrew
@@ -20,8 +20,7 @@ def _measure_andrew(p, o, ns, tk, info):
     phases = phase_buffer(o, len(MAB_PHASES))  # one run is seconds long: no per-sample probe
     rc = _lib().bl_andrew(_encode(MAB_TREE), _encode(p["directory"]), p["copy"] == "cp",
                           o.n_samples, ns, phases, info)
-    per_phase = phases_of(phases, MAB_PHASES, info.n_samples, 1e9)
-    return rc, {"phase_s": per_phase, "phase_median_s": phase_medians(per_phase)}
+    return rc, phase_extras(phases, MAB_PHASES, info.n_samples, 1e9, "phase_s", "phase_median_s")
 
 
 register(Benchmark(
@@ -35,7 +34,7 @@ register(Benchmark(
             DIRECTORY, CPU),
     measure=_measure_andrew,
     to_unit=lambda ns, p: ns / 1e9,
-    check=lambda p: _check_cpu(p["cpu"]),
+    check=_check_cpu_param,
     extras=_fs_extras,
     n_samples_for=lambda p, prof: {"smoke": 1, "quick": 3, "full": 5}.get(prof.name, 3),
 ))

@@ -36,6 +36,22 @@ def ops(prefix: str) -> dict[str, int]:
     return dict(sorted(found.items(), key=lambda kv: kv[1]))
 
 
+def op_choice(prefix: str, help: str) -> tuple[Param, dict[str, int]]:
+    """The ``op`` parameter of a C function that takes one of the enum
+    ``BL_<PREFIX>_*`` (its names the choices, the first the default), and
+    the enum itself."""
+    values = ops(prefix)
+    return Param("op", "choice", next(iter(values)), help, choices=tuple(values)), values
+
+
+def call_with_op(c_function: str, values: dict[str, int]):
+    """The measure callback of a benchmark that is one C call
+    ``c_function(op, opts, ns, ticks, info)``."""
+    def measure(p, o, ns, tk, info):
+        return no_extras(getattr(_lib(), c_function)(values[p["op"]], o, ns, tk, info))
+    return measure
+
+
 def no_extras(rc: int) -> tuple[int, dict]:
     """The callback shape for a C call that reports nothing beyond its samples."""
     return rc, {}
@@ -52,6 +68,10 @@ def _check_cpu(cpu: int) -> None:
             f"{', '.join(map(str, _allowed_cpus()))}")
 
 
+def _check_cpu_param(p: dict) -> None:
+    _check_cpu(p["cpu"])
+
+
 def _us(ns: float, params: dict) -> float:
     return ns / 1e3
 
@@ -64,18 +84,17 @@ def phase_buffer(o, n_phases: int):
     return ffi.new("double[]", o.n_samples * n_phases)
 
 
-def phases_of(buf, names: tuple[str, ...], n_samples: int, divisor: float) -> dict[str, list[float]]:
-    """{phase: [figure of each sample]} from a ``phase_buffer`` (sample-major),
-    each figure divided by ``divisor`` (ns -> the unit wanted)."""
+def phase_extras(buf, names: tuple[str, ...], n_samples: int, divisor: float, per_key: str,
+                 median_key: str) -> dict:
+    """The extras of a ``phase_buffer``: {per_key: {phase: [figure of each
+    sample]}, median_key: {phase: median}}, each figure divided by
+    ``divisor`` (ns -> the unit wanted); the median is the upper one of an
+    even count, None for a phase with no sample."""
     m = len(names)
-    return {name: [buf[s * m + j] / divisor for s in range(n_samples)]
-            for j, name in enumerate(names)}
-
-
-def phase_medians(per_phase: dict[str, list[float]]) -> dict[str, float | None]:
-    """The median of each phase's figures (the upper one of an even count;
-    None for a phase with none), for benchmarks that time several phases."""
-    return {name: (sorted(v)[len(v) // 2] if v else None) for name, v in per_phase.items()}
+    per = {name: [buf[s * m + j] / divisor for s in range(n_samples)]
+           for j, name in enumerate(names)}
+    return {per_key: per,
+            median_key: {name: (sorted(v)[len(v) // 2] if v else None) for name, v in per.items()}}
 
 
 # ---------------------------------------------------------------- placement of two processes

@@ -5,7 +5,7 @@ import functools
 
 from ..errors import BenchlibError
 from ..registry import Benchmark, register
-from .common import CPU, _check_cpu, _ffi, _lib, no_extras
+from .common import CPU, _check_cpu_param, _ffi, _lib, no_extras
 
 
 # ---------------------------------------------------------------- cpu_clock
@@ -16,12 +16,11 @@ register(Benchmark(
     name="cpu_clock",
     description="Core clock the CPU actually runs at: a chain of dependent integer adds (one per cycle)",
     unit="GHz",
-    higher_is_better=True,
     counts="one dependent add per core cycle, as on current x86 and Arm cores",
     params=(CPU,),
     measure=lambda p, o, ns, tk, info: no_extras(_lib().bl_cpu_clock(o, ns, tk, info)),
     to_unit=lambda ns, p: ADDS_PER_ITERATION / ns,
-    check=lambda p: _check_cpu(p["cpu"]),
+    check=_check_cpu_param,
 ))
 
 
@@ -51,12 +50,11 @@ register(Benchmark(
     description="Native integer speed: a small integer program (tokenise and hash a line, sort, "
                 "walk a linked list, small calls) whose instructions are counted by single-stepping",
     unit="MIPS",
-    higher_is_better=True,
     counts="native instructions per microsecond (millions per second), instructions counted "
            "exactly under ptrace; not VAX MIPS: see benchlib.papers.mips.vax_mips",
     params=(CPU,),
     measure=_measure_integer,
     to_unit=lambda ns, p: instructions_per_repetition() / ns * 1e3,
-    check=lambda p: _check_cpu(p["cpu"]),
+    check=_check_cpu_param,
 ))
 

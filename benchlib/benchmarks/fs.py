@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from ..errors import BenchlibError
 from ..registry import Benchmark, Param, check_free_space, filesystem_of, register
-from .common import (CPU, DIRECTORY, _check_cpu, _encode, _ffi, _fs_extras, _lib, _us, no_extras,
-                     phase_buffer, phase_medians, phases_of)
+from .common import (CPU, DIRECTORY, _check_cpu, _check_cpu_param, _encode, _ffi, _fs_extras,
+                     _lib, _us, no_extras, phase_buffer, phase_extras)
 
 
 # ---------------------------------------------------------------- file system
@@ -19,7 +19,7 @@ register(Benchmark(
     measure=lambda p, o, ns, tk, info: no_extras(_lib().bl_open_close(
         _encode(p["directory"]), 1 if p["path"] == "foo" else 4, o, ns, tk, info)),
     to_unit=_us,
-    check=lambda p: _check_cpu(p["cpu"]),
+    check=_check_cpu_param,
     extras=_fs_extras,
 ))
 
@@ -35,7 +35,7 @@ register(Benchmark(
     measure=lambda p, o, ns, tk, info: no_extras(_lib().bl_create_delete(
         _encode(p["directory"]), p["file_bytes"], p["fsync"] == "yes", o, ns, tk, info)),
     to_unit=lambda ns, p: ns / 1e6,
-    check=lambda p: _check_cpu(p["cpu"]),
+    check=_check_cpu_param,
     memory_bytes=lambda p: p["file_bytes"],
     extras=_fs_extras,
 ))
@@ -57,7 +57,6 @@ register(Benchmark(
     name="file_read_bandwidth",
     description="read() a file that is in the page cache, in block_bytes reads into one buffer",
     unit="MB/s",
-    higher_is_better=True,
     counts="file bytes read per second, MB = 10^6 bytes",
     params=(Param("file_bytes", "size", 64 << 20, "size of the file (fits the page cache, not "
                   "the CPU caches)", min=4096, max=1 << 40),
@@ -84,7 +83,6 @@ register(Benchmark(
     description="Reread a file in the page cache and sum its words: by read() in block_bytes "
                 "calls into one buffer, or through a fresh mmap() per pass",
     unit="MB/s",
-    higher_is_better=True,
     counts="file bytes read and summed per second, MB = 10^6 bytes",
     params=(Param("method", "choice", "read", "read: read() into one buffer, then sum it; "
                   "mmap: map the file, sum it, unmap", choices=("read", "mmap")),
@@ -149,11 +147,11 @@ def _measure_small_file(p, o, ns, tk, info):
     rc = _lib().bl_small_file(_encode(p["directory"]), p["size_bytes"], p["files"], o, phases,
                               info)
     k, m = info.n_samples, len(SMALL_FILE_PHASES)
-    per_phase = phases_of(phases, SMALL_FILE_PHASES, k, 1e3)
     for b in range(k):
         ns[b] = (sum(phases[b * m + j] for j in range(m)) if p["phase"] == "total"
                  else phases[b * m + SMALL_FILE_PHASES.index(p["phase"])])
-    return rc, {"phase_us_per_file": per_phase, "phase_median_us": phase_medians(per_phase)}
+    return rc, phase_extras(phases, SMALL_FILE_PHASES, k, 1e3, "phase_us_per_file",
+                            "phase_median_us")
 
 
 register(Benchmark(

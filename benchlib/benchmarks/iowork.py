@@ -316,7 +316,6 @@ register(Benchmark(
     description="Chen & Patterson's synthetic I/O workload: process_num processes issue reads "
                 "and writes of normally distributed sizes over unique_bytes of one file",
     unit="MB/s",
-    higher_is_better=True,
     counts="bytes moved by all processes / elapsed time, MB = 10^6 bytes; each sample is one "
            "run from a dropped cache; mean response time and CPU time in extras",
     params=(Param("unique_bytes", "size", 64 << 20, "distinct bytes addressed (the data file's "

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..registry import Benchmark, Param, register
-from .common import (CPU, _check_cpu, _check_pipe, _ffi, _lib, _pinned_cpu, _pipe_cpus, _us,
+from .common import (CPU, _check_cpu_param, _check_pipe, _ffi, _lib, _pinned_cpu, _pipe_cpus, _us,
                      no_extras)
 
 
@@ -40,7 +40,7 @@ register(Benchmark(
     params=(CPU,),
     measure=lambda p, o, ns, tk, info: no_extras(_lib().bl_pipe_self(o, ns, tk, info)),
     to_unit=_us,
-    check=lambda p: _check_cpu(p["cpu"]),
+    check=_check_cpu_param,
 ))
 
 
@@ -63,7 +63,7 @@ register(Benchmark(
                   "allowed CPU", min=-1, max=4095),),
     measure=_measure_yield,
     to_unit=_us,
-    check=lambda p: _check_cpu(p["cpu"]),
+    check=_check_cpu_param,
 ))
 
 
@@ -79,6 +79,6 @@ register(Benchmark(
     measure=lambda p, o, ns, tk, info: no_extras(_lib().bl_select_latency(
         p["pipes"], p["full"] == "yes", o, ns, tk, info)),
     to_unit=_us,
-    check=lambda p: _check_cpu(p["cpu"]),
+    check=_check_cpu_param,
 ))
 

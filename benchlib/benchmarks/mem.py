@@ -7,7 +7,7 @@ import os
 
 from ..errors import BenchlibError
 from ..registry import Benchmark, Param, register
-from .common import CPU, _check_cpu, _lib, _us, no_extras, ops
+from .common import CPU, _check_cpu, _check_cpu_param, _lib, _us, no_extras, ops
 
 
 # ---------------------------------------------------------------- bcopy
@@ -18,13 +18,12 @@ register(Benchmark(
     name="bcopy",
     description="memcpy bandwidth copying size_bytes from one buffer to another",
     unit="MB/s",
-    higher_is_better=True,
     counts="size_bytes counted once per copy (not read + write); MB = 10^6 bytes",
     params=(Param("size_bytes", "size", 1 << 20, "bytes copied per memcpy",
                   min=1, max=MAX_BUFFER), CPU),
     measure=lambda p, o, ns, tk, info: no_extras(_lib().bl_bcopy(p["size_bytes"], o, ns, tk, info)),
     to_unit=lambda ns, p: p["size_bytes"] / ns * 1e3,  # bytes/ns = GB/s; x1e3 = MB/s
-    check=lambda p: _check_cpu(p["cpu"]),
+    check=_check_cpu_param,
     memory_bytes=lambda p: 2 * p["size_bytes"],
 ))
 
@@ -108,7 +107,7 @@ register(Benchmark(
     measure=lambda p, o, ns, tk, info: no_extras(_lib().bl_tlb_latency(
         p["pages"], p["layout"] == "dense", o, ns, tk, info)),
     to_unit=lambda ns, p: ns,
-    check=lambda p: _check_cpu(p["cpu"]),
+    check=_check_cpu_param,
     memory_bytes=lambda p: p["pages"] * (64 if p["layout"] == "dense" else os.sysconf("SC_PAGESIZE")),
 ))
 
@@ -126,7 +125,7 @@ register(Benchmark(
     params=(CPU,),
     measure=lambda p, o, ns, tk, info: no_extras(_lib().bl_page_fault(o, ns, tk, info)),
     to_unit=_us,
-    check=lambda p: _check_cpu(p["cpu"]),
+    check=_check_cpu_param,
     memory_bytes=lambda p: 256 << 20,  # the most one sample maps (memory.c FAULT_MAX_PAGES)
     extras=lambda info, p: {"page_bytes": os.sysconf("SC_PAGESIZE"),
                             "overhead_us": info.overhead_ns / 1e3},
@@ -163,7 +162,6 @@ register(Benchmark(
     description="Memory bandwidth: read (sum), write, read-modify-write, copy (unrolled loop or "
                 "memcpy), memset over size_bytes, one 8-byte word every stride_bytes",
     unit="MB/s",
-    higher_is_better=True,
     counts="MB = 10^6 bytes; counting=once: each byte moved counted once (the lmbench paper); "
            "counting=stream: copies and read-modify-write count read and write (STREAM); "
            "strided reads count the 8-byte words touched",

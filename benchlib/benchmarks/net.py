@@ -144,7 +144,6 @@ register(Benchmark(
     description="Bytes written by one process and read (and discarded) by another over a pipe, "
                 "a unix-domain stream socket or loopback TCP",
     unit="MB/s",
-    higher_is_better=True,
     counts="MB = 10^6 bytes; every sample ends when the reader has acknowledged all its bytes; "
            "buffer sizes really obtained (getsockopt / F_GETPIPE_SZ; Linux doubles socket "
            "buffer requests) in extras",
@@ -195,7 +194,6 @@ register(Benchmark(
                 "that counts what arrives; each sample ends with an acknowledged end marker, so "
                 "datagrams lost to a full receive buffer are counted, never waited for",
     unit="MB/s",
-    higher_is_better=True,
     counts="MB = 10^6 bytes of datagrams received (payload; UDP/IP headers not counted) per "
            "second, from the first datagram sent to the receiver's count; extras: delivered_fraction and sent_mb_s per sample, "
            "loss_fraction_median, buffer sizes really obtained",

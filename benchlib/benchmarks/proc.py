@@ -9,13 +9,14 @@ import subprocess
 
 from ..errors import BenchlibError, MeasurementError
 from ..registry import Benchmark, Param, register
-from .common import CPU, _check_cpu, _ffi, _lib, _pinned_cpu, _us, no_extras, ops
+from .common import (CPU, _check_cpu, _check_cpu_param, _ffi, _lib, _pinned_cpu, _us, call_with_op,
+                     op_choice, ops)
 from .compiler_cache import proc_runner, tiny_program
 
 
 # ---------------------------------------------------------------- signals
 
-_SIGNAL_OPS = ops("BL_SIGNAL_")  # install, deliver
+SIGNAL_OP, _SIGNAL_OPS = op_choice("BL_SIGNAL_", "install: sigaction; deliver: send and handle")
 
 register(Benchmark(
     name="signal_latency",
@@ -24,12 +25,10 @@ register(Benchmark(
     unit="us",
     counts="op=install: one sigaction call; op=deliver: one signal sent (tgkill to this thread) "
            "and its handler run, checked by the handler's counter",
-    params=(Param("op", "choice", "install", "install: sigaction; deliver: send and handle",
-                  choices=tuple(_SIGNAL_OPS)), CPU),
-    measure=lambda p, o, ns, tk, info: no_extras(_lib().bl_signal_latency(
-        _SIGNAL_OPS[p["op"]], o, ns, tk, info)),
+    params=(SIGNAL_OP, CPU),
+    measure=call_with_op("bl_signal_latency", _SIGNAL_OPS),
     to_unit=_us,
-    check=lambda p: _check_cpu(p["cpu"]),
+    check=_check_cpu_param,
 ))
 
 
@@ -130,7 +129,7 @@ register(Benchmark(
                   choices=("small", "interpreter")), CPU),
     measure=_measure_process,
     to_unit=lambda ns, p: ns / 1e6,
-    check=lambda p: _check_cpu(p["cpu"]),
+    check=_check_cpu_param,
 ))
 
 

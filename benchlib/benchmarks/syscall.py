@@ -1,13 +1,14 @@
 """Registrations for csrc/syscall.c: kernel entry and exit."""
 from __future__ import annotations
 
-from ..registry import Benchmark, Param, register
-from .common import CPU, _check_cpu, _lib, _us, no_extras, ops
+from ..registry import Benchmark, register
+from .common import CPU, _check_cpu_param, _us, call_with_op, op_choice
 
 
 # ---------------------------------------------------------------- syscall
 
-_SYSCALL_OPS = ops("BL_SYSCALL_")  # getpid, write, getppid, read, stat, fstat
+# getpid, write, getppid, read, stat, fstat
+OP, _SYSCALL_OPS = op_choice("BL_SYSCALL_", "the call made in the loop")
 
 register(Benchmark(
     name="syscall",
@@ -15,11 +16,9 @@ register(Benchmark(
                 "/dev/null (the null call: /dev/null ignores the data, so a byte costs what a word "
                 "does), a 1-byte read from /dev/zero, stat(\"/dev/null\") or fstat",
     unit="us",
-    params=(Param("op", "choice", "getpid", "the call made in the loop",
-                  choices=tuple(_SYSCALL_OPS)), CPU),
-    measure=lambda p, o, ns, tk, info: no_extras(_lib().bl_syscall_latency(
-        _SYSCALL_OPS[p["op"]], o, ns, tk, info)),
+    params=(OP, CPU),
+    measure=call_with_op("bl_syscall_latency", _SYSCALL_OPS),
     to_unit=_us,
-    check=lambda p: _check_cpu(p["cpu"]),
+    check=_check_cpu_param,
 ))
 

@@ -469,19 +469,9 @@ int bl_procedure_call(int op, int mode, int transport, int64_t fixed_calls,
     /* ours[0]: requests out, ours[1]: replies in; theirs likewise. */
     int ours[2] = {-1, -1}, theirs[2] = {-1, -1}, rc = BL_OK;
     if (transport == BL_NET_PIPE) {
-        int down[2], up[2];
-        if (pipe2(down, O_CLOEXEC) != 0)
-            return bl_sys_error("pipe");
-        if (pipe2(up, O_CLOEXEC) != 0) {
-            rc = bl_sys_error("pipe");
-            close(down[0]);
-            close(down[1]);
+        rc = bl_pipe_pair(ours, theirs);
+        if (rc != BL_OK)
             return rc;
-        }
-        ours[0] = down[1];
-        theirs[0] = down[0];
-        ours[1] = up[0];
-        theirs[1] = up[1];
     } else {
         int sv[2];
         if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)

@@ -97,13 +97,15 @@ void bl_close_fd(int *fd)
 
 /* ------------------------------------------------------------ I/O */
 
-/* Write all n bytes.  Sockets use send(MSG_NOSIGNAL) so a dead peer is an
- * error, not SIGPIPE.  EINTR is SIGINT (the guard installs no SA_RESTART). */
-int bl_put_all(int fd, int is_sock, const void *buf, size_t n)
+/* Move all n bytes: read (how 0), write (1) or send with MSG_NOSIGNAL (2),
+ * so a dead peer is an error, not SIGPIPE.  EINTR is SIGINT (the guard
+ * installs no SA_RESTART).  Always inlined with a constant `how`, so
+ * bl_put_all and bl_get_all are each one plain loop. */
+static inline __attribute__((always_inline)) int move_all(int fd, char *p, size_t n, int how)
 {
-    const char *p = buf;
     while (n > 0) {
-        ssize_t k = is_sock ? send(fd, p, n, MSG_NOSIGNAL) : write(fd, p, n);
+        ssize_t k = how == 0 ? read(fd, p, n)
+                  : how == 1 ? write(fd, p, n) : send(fd, p, n, MSG_NOSIGNAL);
         if (k > 0) {
             p += k;
             n -= (size_t)k;
@@ -114,40 +116,44 @@ int bl_put_all(int fd, int is_sock, const void *buf, size_t n)
                 return BL_EINTR;
             continue;
         }
-        if (k < 0 && (errno == EPIPE || errno == ECONNRESET)) {
+        if (how != 0 ? k < 0 && (errno == EPIPE || errno == ECONNRESET)
+                     : k == 0 || errno == ECONNRESET) {
             bl_set_error("the helper process exited during the measurement");
             return BL_ESYS;
         }
-        return bl_sys_error("write");
+        if (how == 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+            bl_set_error("no reply from the helper process within 5 s");
+            return BL_ESYS;
+        }
+        return bl_sys_error(how == 0 ? "read" : "write");
     }
     return BL_OK;
 }
 
-int bl_get_all(int fd, void *buf, size_t n)
+int bl_put_all(int fd, int is_sock, const void *buf, size_t n)
 {
-    char *p = buf;
-    while (n > 0) {
-        ssize_t k = read(fd, p, n);
-        if (k > 0) {
-            p += k;
-            n -= (size_t)k;
-            continue;
-        }
-        if (k < 0 && errno == EINTR) {
-            if (bl_interrupted())
-                return BL_EINTR;
-            continue;
-        }
-        if (k == 0 || errno == ECONNRESET) {
-            bl_set_error("the helper process exited during the measurement");
-            return BL_ESYS;
-        }
-        if (errno == EAGAIN || errno == EWOULDBLOCK) {
-            bl_set_error("no reply from the helper process within 5 s");
-            return BL_ESYS;
-        }
-        return bl_sys_error("read");
+    return is_sock ? move_all(fd, (char *)buf, n, 2) : move_all(fd, (char *)buf, n, 1);
+}
+
+int bl_get_all(int fd, void *buf, size_t n) { return move_all(fd, buf, n, 0); }
+
+/* Two pipes between this process and a helper: ours[0] writes to
+ * theirs[0], theirs[1] writes to ours[1]; all four close on exec. */
+int bl_pipe_pair(int ours[2], int theirs[2])
+{
+    int down[2], up[2];
+    if (pipe2(down, O_CLOEXEC) != 0)
+        return bl_sys_error("pipe");
+    if (pipe2(up, O_CLOEXEC) != 0) {
+        int rc = bl_sys_error("pipe");
+        close(down[0]);
+        close(down[1]);
+        return rc;
     }
+    ours[0] = down[1];
+    theirs[0] = down[0];
+    ours[1] = up[0];
+    theirs[1] = up[1];
     return BL_OK;
 }
 
@@ -242,6 +248,23 @@ int bl_listener(int buffer_bytes, struct sockaddr_in *addr, int *fd_out)
     return rc;
 }
 
+/* The end of making a pair: on success both go to fds, else both are
+ * closed (the first abortively if asked, leaving nothing in TIME_WAIT). */
+static int hand_over(int rc, int a, int b, int abortive, int fds[2])
+{
+    if (rc != BL_OK) {
+        if (abortive)
+            bl_close_abortively(&a);
+        else
+            bl_close_fd(&a);
+        bl_close_fd(&b);
+        return rc;
+    }
+    fds[0] = a;
+    fds[1] = b;
+    return BL_OK;
+}
+
 /* A connected loopback TCP pair made in this process: fds[0] the client,
  * fds[1] the accepted end. */
 int bl_tcp_pair(int buffer_bytes, int nodelay, int fds[2])
@@ -270,37 +293,25 @@ int bl_tcp_pair(int buffer_bytes, int nodelay, int fds[2])
          setsockopt(s, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one) != 0))
         rc = bl_sys_error("setsockopt(TCP_NODELAY)");
     bl_close_fd(&l);
-    if (rc != BL_OK) {
-        bl_close_abortively(&c);
-        bl_close_fd(&s);
-        return rc;
-    }
-    fds[0] = c;
-    fds[1] = s;
-    return BL_OK;
+    return hand_over(rc, c, s, 1, fds);
 }
 
-/* Two loopback UDP sockets connected to each other.  fds[0], ours, gets a
- * 5 s receive timeout so a lost datagram is an error, not a hang. */
-int bl_udp_pair(int fds[2])
+/* Two loopback UDP sockets connected to each other, both buffers sized
+ * when buffer_bytes > 0.  timeout_s > 0 gives fds[0], ours, a receive
+ * timeout, so a lost datagram is an error, not a hang. */
+int bl_udp_pair(int buffer_bytes, int timeout_s, int fds[2])
 {
     struct sockaddr_in a0, a1;
     int s0 = -1, s1 = -1;
-    int rc = bl_bound_socket(SOCK_DGRAM, 0, &a0, &s0);
+    int rc = bl_bound_socket(SOCK_DGRAM, buffer_bytes, &a0, &s0);
     if (rc == BL_OK)
-        rc = bl_bound_socket(SOCK_DGRAM, 0, &a1, &s1);
+        rc = bl_bound_socket(SOCK_DGRAM, buffer_bytes, &a1, &s1);
     if (rc == BL_OK && (connect(s0, (struct sockaddr *)&a1, sizeof a1) != 0 ||
                         connect(s1, (struct sockaddr *)&a0, sizeof a0) != 0))
         rc = bl_sys_error("connect (udp)");
-    struct timeval tv = {5, 0};
-    if (rc == BL_OK && setsockopt(s0, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv) != 0)
+    struct timeval tv = {timeout_s, 0};
+    if (rc == BL_OK && timeout_s > 0 &&
+        setsockopt(s0, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv) != 0)
         rc = bl_sys_error("setsockopt(SO_RCVTIMEO)");
-    if (rc != BL_OK) {
-        bl_close_fd(&s0);
-        bl_close_fd(&s1);
-        return rc;
-    }
-    fds[0] = s0;
-    fds[1] = s1;
-    return BL_OK;
+    return hand_over(rc, s0, s1, 0, fds);
 }

@@ -35,6 +35,9 @@ typedef struct {
     int pinned;
 } bl_pinning;
 int bl_pin_begin(int cpu, bl_pinning *p);   /* cpu < 0: leaves the thread as it is */
+/* The start of a run that times itself: BL_EINVAL for no samples, then
+ * pinned to o->cpu (bl_pin_end after). */
+int bl_run_begin(const bl_opts *o, bl_pinning *pin);
 void bl_pin_end(const bl_pinning *p);
 #endif
 
@@ -54,6 +57,7 @@ int bl_get_all(int fd, void *buf, size_t n);
 int bl_child_read_all(int fd, void *buf, size_t n);
 int bl_child_write_all(int fd, const void *buf, size_t n);
 void bl_close_fd(int *fd);
+int bl_pipe_pair(int ours[2], int theirs[2]);   /* ours[0] -> theirs[0], theirs[1] -> ours[1] */
 
 /* helper.c: loopback sockets, made before the fork.  bl_loopback: 127.0.0.1
  * at a port (network order); bl_close_abortively: close with SO_LINGER 0 (a
@@ -61,7 +65,8 @@ void bl_close_fd(int *fd);
  * bl_bound_socket: a socket of `type` bound to an ephemeral loopback port
  * (*addr); bl_listener: a bound, listening TCP socket; bl_tcp_pair: both
  * ends of a loopback TCP connection (TCP_NODELAY on both if nodelay);
- * bl_udp_pair: two loopback UDP sockets connected to each other. */
+ * bl_udp_pair: two loopback UDP sockets connected to each other (buffers
+ * sized if buffer_bytes > 0; a receive timeout on ours if timeout_s > 0). */
 #include <netinet/in.h>
 struct sockaddr_in bl_loopback(uint16_t port_net);
 void bl_close_abortively(int *fd);
@@ -69,7 +74,7 @@ int bl_set_buffers(int fd, int bytes);
 int bl_bound_socket(int type, int buffer_bytes, struct sockaddr_in *addr, int *fd_out);
 int bl_listener(int buffer_bytes, struct sockaddr_in *addr, int *fd_out);
 int bl_tcp_pair(int buffer_bytes, int nodelay, int fds[2]);
-int bl_udp_pair(int fds[2]);
+int bl_udp_pair(int buffer_bytes, int timeout_s, int fds[2]);
 
 /* Keep a value alive so the compiler cannot drop the work that made it. */
 #define BL_KEEP(x) __asm__ __volatile__("" : : "r"(x) : "memory")

@@ -20,7 +20,6 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
-#include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +29,19 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+/* The send buffer: `bytes` of 'x' in a private anonymous mapping. */
+static int map_filled(size_t bytes, char **out)
+{
+    char *buf = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (buf == MAP_FAILED) {
+        bl_set_error("could not map %zu bytes", bytes);
+        return BL_ENOMEM;
+    }
+    memset(buf, 'x', bytes);
+    *out = buf;
+    return BL_OK;
+}
 
 /* ------------------------------------------------------------ ipc_bandwidth */
 
@@ -109,27 +121,17 @@ int bl_ipc_bandwidth(int transport, size_t transfer_bytes, int buffer_bytes, con
     /* ours[0]: we write data, ours[1]: we read acks; theirs likewise */
     int ours[2] = {-1, -1}, theirs[2] = {-1, -1}, rc = BL_OK, is_sock = 1;
     if (transport == BL_NET_PIPE) {
-        int d[2], a[2];
         is_sock = 0;
-        if (pipe2(d, O_CLOEXEC) != 0)
-            return bl_sys_error("pipe");
-        if (pipe2(a, O_CLOEXEC) != 0) {
-            rc = bl_sys_error("pipe");
-            close(d[0]);
-            close(d[1]);
+        rc = bl_pipe_pair(ours, theirs);
+        if (rc != BL_OK)
             return rc;
-        }
-        ours[0] = d[1];
-        theirs[0] = d[0];
-        ours[1] = a[0];
-        theirs[1] = a[1];
-        if (buffer_bytes > 0 && fcntl(d[1], F_SETPIPE_SZ, buffer_bytes) < 0)
+        if (buffer_bytes > 0 && fcntl(ours[0], F_SETPIPE_SZ, buffer_bytes) < 0)
             rc = errno == EPERM
                      ? (bl_set_error("F_SETPIPE_SZ %d: above /proc/sys/fs/pipe-max-size for an "
                                      "unprivileged process", buffer_bytes), BL_EINVAL)
                      : bl_sys_error("fcntl(F_SETPIPE_SZ)");
         if (rc == BL_OK) {
-            *send_buffer = *receive_buffer = fcntl(d[1], F_GETPIPE_SZ);
+            *send_buffer = *receive_buffer = fcntl(ours[0], F_GETPIPE_SZ);
         }
     } else {
         int fds[2] = {-1, -1};
@@ -155,14 +157,8 @@ int bl_ipc_bandwidth(int transport, size_t transfer_bytes, int buffer_bytes, con
         *receive_buffer = sock_buffer(fds[1], SO_RCVBUF);
     }
     char *buf = MAP_FAILED;
-    if (rc == BL_OK) {
-        buf = mmap(NULL, transfer_bytes, PROT_READ | PROT_WRITE,
-                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        if (buf == MAP_FAILED)
-            rc = BL_ENOMEM, bl_set_error("could not map %zu bytes", transfer_bytes);
-        else
-            memset(buf, 'x', transfer_bytes);
-    }
+    if (rc == BL_OK)
+        rc = map_filled(transfer_bytes, &buf);
     pid_t child = -1;
     bl_guard_begin();
     if (rc == BL_OK) {
@@ -422,14 +418,9 @@ int bl_udp_bandwidth(size_t datagram_bytes, int buffer_bytes, const bl_opts *o,
         return BL_EINVAL;
     }
     /* data: two connected loopback UDP sockets; ctrl: the helper's answers */
-    struct sockaddr_in a0, a1;
-    int d0 = -1, d1 = -1, ctrl[2] = {-1, -1}, rc;
-    rc = bl_bound_socket(SOCK_DGRAM, buffer_bytes, &a0, &d0);
-    if (rc == BL_OK)
-        rc = bl_bound_socket(SOCK_DGRAM, buffer_bytes, &a1, &d1);
-    if (rc == BL_OK && (connect(d0, (struct sockaddr *)&a1, sizeof a1) != 0 ||
-                        connect(d1, (struct sockaddr *)&a0, sizeof a0) != 0))
-        rc = bl_sys_error("connect (udp)");
+    int data[2] = {-1, -1}, ctrl[2] = {-1, -1};
+    int rc = bl_udp_pair(buffer_bytes, 0, data);
+    int d0 = data[0], d1 = data[1];
     if (rc == BL_OK && socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ctrl) != 0)
         rc = bl_sys_error("socketpair");
     if (rc == BL_OK) {
@@ -438,15 +429,10 @@ int bl_udp_bandwidth(size_t datagram_bytes, int buffer_bytes, const bl_opts *o,
     }
     char *buf = MAP_FAILED;
     double *log = NULL;
-    if (rc == BL_OK) {
-        buf = mmap(NULL, datagram_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-                   -1, 0);
-        log = calloc((size_t)o->n_samples, sizeof *log);
-        if (buf == MAP_FAILED || log == NULL)
-            rc = BL_ENOMEM, bl_set_error("could not allocate the send buffer");
-        else
-            memset(buf, 'x', datagram_bytes);
-    }
+    if (rc == BL_OK)
+        rc = map_filled(datagram_bytes, &buf);
+    if (rc == BL_OK && (log = calloc((size_t)o->n_samples, sizeof *log)) == NULL)
+        rc = BL_ENOMEM, bl_set_error("could not allocate the delivery log");
     pid_t child = -1;
     bl_guard_begin();
     if (rc == BL_OK) {
@@ -464,14 +450,9 @@ int bl_udp_bandwidth(size_t datagram_bytes, int buffer_bytes, const bl_opts *o,
     bl_close_fd(&ctrl[1]);
     udp_ctx u = {d0, ctrl[0], buf, datagram_bytes, 0, 0, o->n_samples, log};
     /* pinned for the calibration too (bl_measure pins only itself) */
-    cpu_set_t saved;
-    int pinned = 0;
-    if (rc == BL_OK && o->cpu >= 0) {
-        if (sched_getaffinity(0, sizeof saved, &saved) != 0)
-            rc = bl_sys_error("sched_getaffinity");
-        else if ((rc = bl_pin_self(o->cpu)) == BL_OK)
-            pinned = 1;
-    }
+    bl_pinning pin = {.pinned = 0};
+    if (rc == BL_OK)
+        rc = bl_pin_begin(o->cpu, &pin);
     if (rc == BL_OK) {
         info->helper_cpu = o->helper_cpu;
         rc = bl_helper_failure(child, udp_body(&u, 1), o->helper_cpu);
@@ -485,8 +466,7 @@ int bl_udp_bandwidth(size_t datagram_bytes, int buffer_bytes, const bl_opts *o,
             info->calibration_ns += cal_ns;
         }
     }
-    if (pinned)
-        sched_setaffinity(0, sizeof saved, &saved);
+    bl_pin_end(&pin);
     /* the last n_samples body calls were the samples, in order */
     /* A sample whose datagrams all found the receiver's buffer full (on a
      * busy host the receiver may not run at all for a sample) delivered

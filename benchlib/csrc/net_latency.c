@@ -83,7 +83,7 @@ int bl_ipc_latency(int transport, const bl_opts *o, double *ns, double *ticks, b
     else if (transport == BL_NET_TCP)
         rc = bl_tcp_pair(0, 1, fds);
     else if (transport == BL_NET_UDP)
-        rc = bl_udp_pair(fds);
+        rc = bl_udp_pair(0, 5, fds);
     else {
         bl_set_error("ipc_latency: transport must be unix, tcp or udp (got %d)", transport);
         return BL_EINVAL;

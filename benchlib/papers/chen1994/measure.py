@@ -17,14 +17,13 @@ the rows.  The fits and the prediction model are pure functions in
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass
 
 import numpy as np
 import pandas as pd
 
 from ...analysis import self_scaling_model as model
-from ...benchmarks.iowork import (CACHE_METHODS, MiB, CacheCgroup, IOSpace,  # noqa: F401
-                                  Workload, check_workload)
+from ...benchmarks.iowork import MiB, IOSpace, Workload
 from ...errors import BenchlibError
 
 PARAMS = model.PARAMS  # unique_bytes, size_mean_bytes, read_frac, seq_frac, process_num

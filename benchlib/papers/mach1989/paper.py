@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from .. import beside_paper, load_table, transcribe_main
+from .. import load_table, transcribe_main
 
 PAPER = "mach1989"
 TABLES = ("ipc_tests", "ipc_tests_per_call", "network_ipc_per_call", "unix_calls",
