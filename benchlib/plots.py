@@ -304,7 +304,7 @@ def single_parameter_graphs(families: dict, focal: dict, title: str = "",
                 continue
             df = df.sort_values(p)
             ax.plot(df[p], df["mb_s"], "o-", color=f"C{i}")
-            f = focal[r]  # a selfscaling.Workload
+            f = focal[r]  # a benchmarks.iowork.Workload
             ax.axvline(getattr(f, p), ls="--", color=PAPER, lw=1)
             if well is not None:
                 ok = df[df["mb_s"] >= well * df["mb_s"].max()][p]
@@ -356,7 +356,7 @@ def prediction_scatter(df: pd.DataFrame, constants: dict, title: str = ""):
 def error_by_parameter(df: pd.DataFrame, title: str = ""):
     """Prediction error of each random workload against each parameter
     (the paper's Figure 13)."""
-    from .analysis.selfscaling import PARAMS, relative_error
+    from .analysis.self_scaling_model import PARAMS, relative_error
     err = 100 * relative_error(df["predicted_mb_s"], df["mb_s"])
     fig, axes = plt.subplots(1, 5, figsize=(16, 3.2), sharey=True)
     for ax, p in zip(axes, PARAMS):
