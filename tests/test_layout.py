@@ -55,11 +55,16 @@ def test_no_two_modules_share_a_file_name():
         seen[path.name] = path
 
 
+# Over the limit on main when the layout was reshaped, and being split on
+# its owner's branch (issue 13, the memory fit); nothing else may join it.
+BEING_SPLIT = {"benchlib/analysis/memory_fit.py"}
+
+
 @pytest.mark.parametrize("pattern,limit", [("*.py", 600), ("*.c", 700)])
 def test_no_file_is_too_long(pattern, limit):
     long = {str(p.relative_to(REPO)): n for p in _ours(pattern)
             if (n := len(p.read_text().splitlines())) > limit}
-    assert not long, f"over {limit} lines: {long}"
+    assert not set(long) - BEING_SPLIT, f"over {limit} lines: {long}"
 
 
 # ------------------------------------------------------------ no paper figure in a notebook's code
