@@ -1,4 +1,4 @@
-"""benchlib.laibaker1996: the rows and curves measured for Lai & Baker's
+"""benchlib.papers.laibaker1996.measure: the rows and curves measured for Lai & Baker's
 slides have the slides' columns and units, compare the right way round,
 and use valid parameters.  No timing thresholds."""
 import math

@@ -1,4 +1,4 @@
-"""benchlib.mach1989: this machine's rows in the thread's tables.  The IPC
+"""benchlib.papers.mach1989.measure: this machine's rows in the thread's tables.  The IPC
 and Unix tables are measured in the smoke profile; the Andrew and RPC
 shaping is checked on stand-in results (the notebook runs them for real)."""
 import math
