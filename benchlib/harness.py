@@ -79,21 +79,10 @@ class Result:
     def n_samples(self) -> int:
         return len(self.samples)
 
-    @property
-    def min(self) -> float:
-        return float(np.min(self.samples))
-
-    @property
-    def max(self) -> float:
-        return float(np.max(self.samples))
-
-    @property
-    def median(self) -> float:
-        return float(np.median(self.samples))
-
-    @property
-    def mean(self) -> float:
-        return float(np.mean(self.samples))
+    min = property(lambda self: float(np.min(self.samples)), doc="the smallest sample")
+    max = property(lambda self: float(np.max(self.samples)), doc="the largest sample")
+    median = property(lambda self: float(np.median(self.samples)), doc="the median sample")
+    mean = property(lambda self: float(np.mean(self.samples)), doc="the mean of the samples")
 
     @property
     def stdev(self) -> float:
@@ -206,10 +195,8 @@ def _measure(bench: Benchmark, params: dict, profile: Profile, n_samples: int | 
     opts.clock_ghz = ghz
     info = ffi.new("bl_info *")
     machine = machine_info()  # before the run: load average as the run found it
-    rc = bench.measure(params, opts, ns, ticks, info)
-    measured_extras = {}
-    if isinstance(rc, tuple):  # (return code, facts only the measurement knows)
-        rc, measured_extras = rc
+    # every callback returns (return code, facts only the measurement knows)
+    rc, measured_extras = bench.measure(params, opts, ns, ticks, info)
     if rc == lib.BL_EINTR:
         raise KeyboardInterrupt
     if rc == lib.BL_EINVAL:

@@ -33,12 +33,43 @@ def bar_table(ax, df: pd.DataFrame, label: str, value: str, unit: str, title: st
     return ax
 
 
-def highlight_machine(df: pd.DataFrame, source: str = "source"):
-    """A pandas Styler that shades this machine's rows, for display."""
+def highlight_machine(df: pd.DataFrame, source: str = "source", significant: int | None = None,
+                      na_rep: str = ""):
+    """A pandas Styler that shades this machine's rows (``source`` column,
+    written by ``papers.beside_paper``), for display: numbers to 3 decimals,
+    or to ``significant`` significant figures; empty cells as ``na_rep``."""
     def shade(row):
         on = row[source] == "this machine"
         return ["background-color: #fde0dd; font-weight: bold" if on else ""] * len(row)
-    return df.style.apply(shade, axis=1).format(precision=3, na_rep="")
+    styler = df.style.apply(shade, axis=1)
+    if significant is None:
+        return styler.format(precision=3, na_rep=na_rep)
+    nums = [c for c in df.columns if pd.api.types.is_numeric_dtype(df[c])]
+    return styler.format({c: f"{{:,.{significant}g}}" for c in nums}, na_rep=na_rep)
+
+
+def plain_log_axis(ax, axis: str = "y"):
+    """A log axis labelled 2, 5, 10, 20 ... rather than in powers of ten
+    (minor ticks labelled at 2 and 5 of each decade only)."""
+    import numpy as np
+    from matplotlib.ticker import FuncFormatter
+    plain = FuncFormatter(lambda v, _: f"{v:g}")
+    minor = FuncFormatter(lambda v, _: f"{v:g}" if v > 0 and
+                          round(v / 10 ** np.floor(np.log10(v))) in (2, 5) else "")
+    a = ax.yaxis if axis == "y" else ax.xaxis
+    a.set_major_formatter(plain)
+    a.set_minor_formatter(minor)
+    ax.tick_params(axis=axis, which="minor", labelsize=7)
+
+
+def size_ticks(ax, sizes, zero_at=None):
+    """x ticks at the sizes measured (bytes; the axis is in KiB), labelled
+    0, 512, 1k, 64k ...; a size 0 is drawn at ``zero_at`` bytes."""
+    from matplotlib.ticker import FuncFormatter
+    pos = [(s if s else zero_at) / 1024 for s in sizes]
+    ax.set_xticks(pos, ["0" if s == 0 else f"{s // 1024}k" if s % 1024 == 0 else str(s)
+                        for s in sizes])
+    ax.xaxis.set_minor_formatter(FuncFormatter(lambda v, _: ""))
 
 
 def save_figure(fig, output_dir: str | Path, stem: str, svg: bool = True) -> list[Path]:
@@ -188,6 +219,29 @@ def figure1_plot(fig1: pd.DataFrame, rating_range: tuple[float, float] | None = 
     return ax
 
 
+def cswitch_parts_figure(parts, title: str = "cswitch and its parts"):
+    """Ousterhout's pipe round trip beside its parts (``ousterhout1990.measure
+    .cswitch_parts``): the four pipe calls, two bare switches and two
+    sleeps and wake-ups, stacked against the measured round trip."""
+    n = parts.notes
+    wr = parts.results["write + read, no switch"].median
+    fig, ax = plt.subplots(figsize=(8, 2.6))
+    segments = [("2 x (write + read)", 2 * wr, "#1f77b4"),
+                ("2 x bare switch", 2 * n["bare_switch_us"], "#ff7f0e"),
+                ("2 x sleep + wake-up", 2 * n["wakeup_us"], "#2ca02c")]
+    left = 0
+    for name, w, c in segments:
+        ax.barh(["parts"], [w], left=left, color=c, label=f"{name}: {w:.2f} µs")
+        left += w
+    ax.barh(["measured"], [parts.results["round trip (same CPU)"].median], color=HIGHLIGHT,
+            label="round trip, measured")
+    ax.set_xlabel("µs per round trip (both processes pinned to one CPU)")
+    ax.legend(fontsize=8, loc="lower right")
+    ax.set_title(title)
+    fig.tight_layout()
+    return fig
+
+
 # ---------------------------------------------------------------- Chen & Patterson 1994
 
 _PARAM_LABEL = {"unique_bytes": "uniqueBytes", "size_mean_bytes": "sizeMean",
@@ -250,7 +304,7 @@ def single_parameter_graphs(families: dict, focal: dict, title: str = "",
                 continue
             df = df.sort_values(p)
             ax.plot(df[p], df["mb_s"], "o-", color=f"C{i}")
-            f = focal[r]  # a selfscaling.Workload
+            f = focal[r]  # a benchmarks.iowork.Workload
             ax.axvline(getattr(f, p), ls="--", color=PAPER, lw=1)
             if well is not None:
                 ok = df[df["mb_s"] >= well * df["mb_s"].max()][p]
@@ -302,7 +356,7 @@ def prediction_scatter(df: pd.DataFrame, constants: dict, title: str = ""):
 def error_by_parameter(df: pd.DataFrame, title: str = ""):
     """Prediction error of each random workload against each parameter
     (the paper's Figure 13)."""
-    from .analysis.selfscaling import PARAMS, relative_error
+    from .analysis.self_scaling_model import PARAMS, relative_error
     err = 100 * relative_error(df["predicted_mb_s"], df["mb_s"])
     fig, axes = plt.subplots(1, 5, figsize=(16, 3.2), sharey=True)
     for ax, p in zip(axes, PARAMS):

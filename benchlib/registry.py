@@ -96,12 +96,18 @@ class Param:
         return d
 
 
+# Units of rates: more is better.  Every other unit is a time per operation.
+RATE_UNITS = ("MB/s", "GHz", "MIPS")
+
+
 @dataclass(frozen=True)
 class Benchmark:
     """A registered benchmark.
 
-    ``measure(params, opts)`` calls the C library and returns
-    (ns_per_iteration, ticks_per_iteration, info); ``to_unit`` turns ns per
+    ``measure(params, opts, ns, ticks, info)`` calls the C library, which
+    fills the sample arrays and ``info``, and returns ``(rc, extras)``: the C
+    return code and a dict of facts only the measurement knows (``{}`` when
+    there are none; ``benchmarks.common.no_extras``); ``to_unit`` turns ns per
     iteration into the reported unit; ``check`` validates the parameters
     together (after each was parsed alone) and may raise BenchlibError;
     ``memory_bytes`` says how much memory a run needs, so that sizes beyond
@@ -112,13 +118,17 @@ class Benchmark:
     params: tuple[Param, ...]
     measure: Callable
     to_unit: Callable[[float, dict], float]
-    higher_is_better: bool = False
+    higher_is_better: bool | None = None  # None: from the unit (RATE_UNITS are higher-better)
     check: Callable[[dict], None] | None = None
     memory_bytes: Callable[[dict], int] | None = None
     counts: str = ""  # how the figure is counted, when that needs saying
     extras: Callable | None = None  # (info, params) -> dict of benchmark-specific facts
     # (params, profile) -> samples, for benchmarks whose one sample takes seconds
     n_samples_for: Callable | None = None
+
+    def __post_init__(self):
+        if self.higher_is_better is None:
+            object.__setattr__(self, "higher_is_better", self.unit in RATE_UNITS)
 
     def param(self, name: str) -> Param:
         for p in self.params:

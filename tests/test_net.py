@@ -1,4 +1,4 @@
-"""IPC and network benchmarks (net.c): structure, errors, clean-up.  No
+"""IPC and network benchmarks (net_latency.c, net_bandwidth.c, rpc.c): structure, errors, clean-up.  No
 timing thresholds: the machine is shared."""
 import os
 import time
@@ -62,7 +62,7 @@ def test_rpc_latency(transport):
 
 
 def test_rpc_without_library_is_a_clear_error(monkeypatch):
-    import benchlib.benchmarks as bm
+    import benchlib.benchmarks.net as bm
     monkeypatch.setattr(bm, "have_rpc", lambda: False)
     with pytest.raises(BenchlibError, match="built without libtirpc"):
         benchlib.run("rpc_latency", profile="smoke")

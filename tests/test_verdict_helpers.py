@@ -3,10 +3,10 @@ import math
 
 import pytest
 
-from benchlib import laibaker1996 as lb
-from benchlib import mach1989 as mm
-from benchlib import mcvoy1996 as lm
-from benchlib import ousterhout as ous
+from benchlib.papers.laibaker1996 import measure as lb
+from benchlib.papers.mach1989 import measure as mm
+from benchlib.papers.mcvoy1996 import measure as lm
+from benchlib.papers.ousterhout1990 import measure as ous
 from benchlib.verdict import read_verdicts, verdict
 
 

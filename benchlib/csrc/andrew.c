@@ -10,7 +10,7 @@
  * the copy phase).  The private directory is removed on every path.
  */
 #define _GNU_SOURCE
-#include "benchlib.h"
+#include "internal.h"
 
 #include <errno.h>
 #include <fcntl.h>

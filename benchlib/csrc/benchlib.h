@@ -1,5 +1,6 @@
 /*
- * benchlib.h -- the whole C API of benchlib.
+ * benchlib.h -- the public C API of benchlib: what cffi sees, nothing else.
+ * What the C files share among themselves is in internal.h.
  *
  * Every timed loop of the project lives in C.  Python fills a bl_opts,
  * passes arrays for the samples, and gets back one figure per sample:
@@ -71,9 +72,15 @@ double bl_clock_resolution_ns(void);
 double bl_tsc_ticks_per_ns(void);   /* measured against CLOCK_MONOTONIC; 0 if no TSC */
 int bl_online_cpus(void);
 
-/* syscall.c: kernel entry and exit.  op: 0 = getpid via syscall(2),
- * 1 = write one byte to /dev/null, 2 = getppid via syscall(2), 3 = read
- * one byte from /dev/zero, 4 = stat("/dev/null"), 5 = fstat of an open fd. */
+/* syscall.c: kernel entry and exit, one call of `op` per iteration. */
+enum {
+    BL_SYSCALL_GETPID = 0,   /* getpid via syscall(2) (libc may cache the pid) */
+    BL_SYSCALL_WRITE = 1,    /* write one byte to /dev/null */
+    BL_SYSCALL_GETPPID = 2,  /* getppid via syscall(2) */
+    BL_SYSCALL_READ = 3,     /* read one byte from /dev/zero */
+    BL_SYSCALL_STAT = 4,     /* stat("/dev/null") */
+    BL_SYSCALL_FSTAT = 5     /* fstat of an open fd */
+};
 int bl_syscall_latency(int op, const bl_opts *o, double *ns, double *ticks, bl_info *info);
 
 /* ipc.c: one-byte round trip between this process and a forked child
@@ -136,10 +143,12 @@ int bl_andrew(const char *tree, const char *directory, int copy_with_cp, int run
 int bl_bcopy(size_t size_bytes, const bl_opts *o, double *ns, double *ticks, bl_info *info);
 
 /* memory.c: dependent loads chasing a pointer ring over size_bytes, one slot
- * every stride_bytes.  pattern 0: slot i -> i+1 (prefetchers see a stride);
- * 1: random order, page by page, each page's slots in random order.
+ * every stride_bytes.  pattern BL_CHASE_STRIDE: slot i -> i+1 (prefetchers
+ * see a stride); BL_CHASE_RANDOM: random order, page by page, each page's
+ * slots in random order.
  * huge_pages 1 asks for transparent huge pages, 0 refuses them.  One
  * iteration is one load. */
+enum { BL_CHASE_STRIDE = 0, BL_CHASE_RANDOM = 1 };
 int bl_mem_latency(size_t size_bytes, size_t stride_bytes, int pattern, int huge_pages,
                    const bl_opts *o, double *ns, double *ticks, bl_info *info);
 /* The same chase with `spin_adds` dependent adds after each load: every line
@@ -161,10 +170,17 @@ int bl_line_pair_latency(size_t size_bytes, size_t distance_bytes, const bl_opts
 int bl_tlb_latency(size_t pages, int dense, const bl_opts *o, double *ns, double *ticks,
                    bl_info *info);
 
-/* memory.c: op 0 read (sum), 1 write, 2 read-modify-write, 3 copy by an
- * unrolled loop, 4 memset, 5 memcpy; over size_bytes, touching one 8-byte
- * word every stride_bytes (copies and memset: dense only).  One iteration
- * is one pass over the buffer. */
+/* memory.c: op (BL_BANDWIDTH_*) over size_bytes, touching one 8-byte word
+ * every stride_bytes (copies and memset: dense only).  One iteration is one
+ * pass over the buffer. */
+enum {
+    BL_BANDWIDTH_READ = 0,           /* read (sum) */
+    BL_BANDWIDTH_WRITE = 1,
+    BL_BANDWIDTH_RMW = 2,            /* read-modify-write */
+    BL_BANDWIDTH_COPY_UNROLLED = 3,  /* copy by an unrolled loop */
+    BL_BANDWIDTH_MEMSET = 4,
+    BL_BANDWIDTH_COPY_LIBC = 5       /* memcpy */
+};
 int bl_mem_bandwidth(int op, size_t size_bytes, size_t stride_bytes, const bl_opts *o,
                      double *ns, double *ticks, bl_info *info);
 
@@ -181,9 +197,10 @@ int bl_integer_speed(const bl_opts *o, double *ns, double *ticks, bl_info *info)
 int bl_count_instructions(int64_t *per_repetition, int64_t *fixed);
 uint64_t bl_integer_checksum(int64_t reps);
 
-/* net.c: IPC and networking between this process and a forked helper
- * ("bl-net-echo"), all on loopback 127.0.0.1.  transport is one of the
- * BL_NET_* values (each function says which it accepts). */
+/* net_latency.c, net_bandwidth.c, rpc.c: IPC and networking between this
+ * process and a forked helper ("bl-net-echo"), all on loopback 127.0.0.1.
+ * transport is one of the BL_NET_* values (each function says which it
+ * accepts). */
 enum {
     BL_NET_PIPE = 0,
     BL_NET_UNIX = 1,    /* AF_UNIX SOCK_STREAM socketpair */
@@ -219,16 +236,19 @@ int bl_rpc_latency(int transport, const bl_opts *o, double *ns, double *ticks, b
 int bl_ipc_bandwidth(int transport, size_t transfer_bytes, int buffer_bytes, const bl_opts *o,
                      int *send_buffer, int *receive_buffer, double *ns, double *ticks,
                      bl_info *info);
-/* proc.c: signals.  op 0: one sigaction installing a SIGUSR1 handler;
- * op 1: one SIGUSR1 sent to this thread and its handler run (the handler
- * counts; the loop checks the count).  One iteration is one call / one
- * signal delivered and handled. */
+/* proc.c: signals.  BL_SIGNAL_INSTALL: one sigaction installing a SIGUSR1
+ * handler; BL_SIGNAL_DELIVER: one SIGUSR1 sent to this thread and its
+ * handler run (the handler counts; the loop checks the count).  One
+ * iteration is one call / one signal delivered and handled. */
+enum { BL_SIGNAL_INSTALL = 0, BL_SIGNAL_DELIVER = 1 };
 int bl_signal_latency(int op, const bl_opts *o, double *ns, double *ticks, bl_info *info);
 
-/* proc.c: one iteration is one process, fork to waitpid.  op 0: the child
- * _exits at once; 1: it execs `program` (an absolute path to a program that
- * exits at once); 2: it execs /bin/sh -c with program's bare name, the
+/* proc.c: one iteration is one process, fork to waitpid.
+ * BL_PROCESS_FORK_EXIT: the child _exits at once; BL_PROCESS_FORK_EXEC_EXIT:
+ * it execs `program` (an absolute path to a program that exits at once);
+ * BL_PROCESS_FORK_SH_EXIT: it execs /bin/sh -c with program's bare name, the
  * program's directory appended to PATH. */
+enum { BL_PROCESS_FORK_EXIT = 0, BL_PROCESS_FORK_EXEC_EXIT = 1, BL_PROCESS_FORK_SH_EXIT = 2 };
 int bl_process_creation(int op, const char *program, const bl_opts *o, double *ns,
                         double *ticks, bl_info *info);
 
@@ -276,9 +296,9 @@ int bl_io_fill_file(const char *path, uint64_t bytes);
 int bl_io_workload(const char *path, const bl_io_workload_params *p, bl_io_workload_result *res);
 /* call.c: a procedure call in this process against the same call served
  * by another process (the comp.os.mach "Mach performance?" thread's IPC
- * tests, 1989).  mode 0, local: a direct call of a procedure the compiler
- * may not inline or analyse, arguments and results passed by value.  mode
- * 1, process: a forked server ("bl-call-server"); the client copies the
+ * tests, 1989).  mode BL_CALLMODE_LOCAL: a direct call of a procedure the compiler
+ * may not inline or analyse, arguments and results passed by value.
+ * BL_CALLMODE_PROCESS: a forked server ("bl-call-server"); the client copies the
  * arguments into a request, one write and one read make the round trip
  * over transport (BL_NET_PIPE: two pipes; BL_NET_UNIX: a socketpair), and
  * the server copies them out, calls the same procedure and copies the
@@ -296,6 +316,7 @@ enum {
     BL_CALL_STRING_OUT = 5,  /* a 200-byte string returned by value */
     BL_CALL_STRING_INOUT = 6 /* both */
 };
+enum { BL_CALLMODE_LOCAL = 0, BL_CALLMODE_PROCESS = 1 };
 
 typedef struct {
     int64_t calls;                 /* calls in the fixed run (0: not made) */
@@ -331,7 +352,7 @@ int bl_page_fault(const bl_opts *o, double *ns, double *ticks, bl_info *info);
 int bl_small_file(const char *directory, size_t size_bytes, int n_files, const bl_opts *o,
                   double *phase_ns, bl_info *info);
 
-/* net.c: udp_bandwidth.  This process sends datagrams of datagram_bytes
+/* net_bandwidth.c: udp_bandwidth.  This process sends datagrams of datagram_bytes
  * over loopback UDP to the helper, which counts what arrives.  A sample
  * ends with an end-marker datagram (resent every 10 ms until the helper
  * acknowledges it, with the bytes it received, over a stream socket; 5 s
@@ -352,52 +373,5 @@ int bl_stall_once_loop(double first_us, double then_us, const bl_opts *o, double
                        double *ticks, bl_info *info);
 
 /* END CDEF */
-
-/* ---- internal: shared by the C files, not exported to Python ---- */
-
-/* A benchmark body runs `iters` iterations of its operation and returns
- * BL_OK or an error code.  It must do nothing else that costs time. */
-typedef int (*bl_body_fn)(void *ctx, int64_t iters);
-
-/* The timing core: calibrate, warm up, take samples, optionally subtract
- * the cost of `overhead` (same iteration count) from each sample. */
-int bl_measure(bl_body_fn body, bl_body_fn overhead, void *ctx,
-               const bl_opts *o, double *ns, double *ticks, bl_info *info);
-
-/* cpu.c: `iters` x 100 dependent adds (100 core cycles each). */
-int bl_add_chain(int64_t iters);
-
-void bl_set_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-int bl_sys_error(const char *what);          /* sets message from errno, returns BL_ESYS */
-int bl_interrupted(void);                   /* SIGINT seen since the guard began */
-/* Watch for SIGINT (nests; bl_measure does it itself). */
-void bl_guard_begin(void);
-void bl_guard_end(void);
-int bl_pin_self(int cpu);                   /* 0 or BL_ESYS/BL_EINVAL */
-#ifdef _GNU_SOURCE /* cpu_set_t; every C file of the library defines it */
-#include <sched.h>
-/* A thread pinned for a measurement and the affinity to give back after. */
-typedef struct {
-    cpu_set_t saved;
-    int pinned;
-} bl_pinning;
-int bl_pin_begin(int cpu, bl_pinning *p);   /* cpu < 0: leaves the thread as it is */
-void bl_pin_end(const bl_pinning *p);
-#endif
-
-/* net.c, shared with call.c: fork a helper process named `name` (dies with
- * its parent, ignores SIGINT, pinned to helper_cpu if >= 0; returns 0 in
- * the child, its pid in the parent, -1 on failure); kill and reap it; after
- * a failed first exchange, name a helper that could not pin itself; write
- * or read exactly n bytes (sockets with MSG_NOSIGNAL; BL_EINTR on SIGINT). */
-pid_t bl_fork_helper(const char *name, int helper_cpu);
-void bl_stop_helper(pid_t pid);
-int bl_helper_failure(pid_t pid, int rc, int helper_cpu);
-int bl_put_all(int fd, int is_sock, const void *buf, size_t n);
-int bl_get_all(int fd, void *buf, size_t n);
-
-/* Keep a value alive so the compiler cannot drop the work that made it. */
-#define BL_KEEP(x) __asm__ __volatile__("" : : "r"(x) : "memory")
-#define BL_CLOBBER() __asm__ __volatile__("" : : : "memory")
 
 #endif

@@ -27,7 +27,7 @@
  * and system time.  The server is killed and reaped on every path.
  */
 #define _GNU_SOURCE
-#include "benchlib.h"
+#include "internal.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -431,15 +431,15 @@ int bl_procedure_call(int op, int mode, int transport, int64_t fixed_calls,
         bl_set_error("procedure_call: unknown op %d", op);
         return BL_EINVAL;
     }
-    if (mode != 0 && mode != 1) {
+    if (mode != BL_CALLMODE_LOCAL && mode != BL_CALLMODE_PROCESS) {
         bl_set_error("procedure_call: mode must be 0 (local) or 1 (process), got %d", mode);
         return BL_EINVAL;
     }
-    if (mode == 1 && op < BL_CALL_NULL) {
+    if (mode == BL_CALLMODE_PROCESS && op < BL_CALL_NULL) {
         bl_set_error("procedure_call: op loop and syscall are local only");
         return BL_EINVAL;
     }
-    if (mode == 1 && transport != BL_NET_PIPE && transport != BL_NET_UNIX) {
+    if (mode == BL_CALLMODE_PROCESS && transport != BL_NET_PIPE && transport != BL_NET_UNIX) {
         bl_set_error("procedure_call: transport must be pipe or unix (socketpair), got %d",
                      transport);
         return BL_EINVAL;
@@ -454,7 +454,7 @@ int bl_procedure_call(int op, int mode, int transport, int64_t fixed_calls,
     call_ctx c;
     memset(&c, 0, sizeof c);
     c.op = op;
-    c.remote = mode == 1;
+    c.remote = mode == BL_CALLMODE_PROCESS;
     c.to_server = c.from_server = -1;
     memcpy(&c.arg, &out_string, sizeof c.arg);
     info->helper_cpu = -1;
@@ -469,19 +469,9 @@ int bl_procedure_call(int op, int mode, int transport, int64_t fixed_calls,
     /* ours[0]: requests out, ours[1]: replies in; theirs likewise. */
     int ours[2] = {-1, -1}, theirs[2] = {-1, -1}, rc = BL_OK;
     if (transport == BL_NET_PIPE) {
-        int down[2], up[2];
-        if (pipe2(down, O_CLOEXEC) != 0)
-            return bl_sys_error("pipe");
-        if (pipe2(up, O_CLOEXEC) != 0) {
-            rc = bl_sys_error("pipe");
-            close(down[0]);
-            close(down[1]);
+        rc = bl_pipe_pair(ours, theirs);
+        if (rc != BL_OK)
             return rc;
-        }
-        ours[0] = down[1];
-        theirs[0] = down[0];
-        ours[1] = up[0];
-        theirs[1] = up[1];
     } else {
         int sv[2];
         if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)

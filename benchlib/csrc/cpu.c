@@ -15,7 +15,7 @@
  * separate instruction (the compiler cannot merge x += y; x += y into one
  * x += 2y) without tying the code to one instruction set.
  */
-#include "benchlib.h"
+#include "internal.h"
 
 static int add_chain_body(void *ctx, int64_t iters)
 {

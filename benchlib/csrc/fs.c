@@ -7,7 +7,7 @@
  * return path removes what was created, interrupted runs included.
  */
 #define _GNU_SOURCE
-#include "benchlib.h"
+#include "internal.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -589,12 +589,8 @@ int bl_small_file(const char *directory, size_t size_bytes, int n_files, const b
         bl_set_error("n_files must be between 1 and 1,000,000");
         return BL_EINVAL;
     }
-    if (o->n_samples < 1) {
-        bl_set_error("n_samples must be at least 1");
-        return BL_EINVAL;
-    }
     bl_pinning pin;
-    int rc = bl_pin_begin(o->cpu, &pin);
+    int rc = bl_run_begin(o, &pin);
     if (rc != BL_OK)
         return rc;
     workdir w;

@@ -25,7 +25,7 @@
  * on every return path; the caller owns (and removes) the file.
  */
 #define _GNU_SOURCE
-#include "benchlib.h"
+#include "internal.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -12,7 +12,7 @@
  * path.
  */
 #define _GNU_SOURCE
-#include "benchlib.h"
+#include "internal.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -28,11 +28,13 @@ typedef struct {
     int from_child; /* parent reads here */
 } pipe_ctx;
 
-static int write_byte(int fd)
+/* Move one byte through a pipe, retrying after a signal; always inlined
+ * with a constant `writing`, so each call site is a plain write or read. */
+static inline __attribute__((always_inline)) int pipe_byte(int fd, int writing)
 {
     char c = 'x';
     for (;;) {
-        ssize_t n = write(fd, &c, 1);
+        ssize_t n = writing ? write(fd, &c, 1) : read(fd, &c, 1);
         if (n == 1)
             return BL_OK;
         if (n < 0 && errno == EINTR) {
@@ -40,29 +42,17 @@ static int write_byte(int fd)
                 return BL_EINTR;
             continue;
         }
-        return bl_sys_error("pipe write");
-    }
-}
-
-static int read_byte(int fd)
-{
-    char c;
-    for (;;) {
-        ssize_t n = read(fd, &c, 1);
-        if (n == 1)
-            return BL_OK;
-        if (n < 0 && errno == EINTR) {
-            if (bl_interrupted())
-                return BL_EINTR;
-            continue;
-        }
-        if (n == 0) {
+        if (n == 0 && !writing) {
             bl_set_error("the echo process exited during the measurement");
             return BL_ESYS;
         }
-        return bl_sys_error("pipe read");
+        return bl_sys_error(writing ? "pipe write" : "pipe read");
     }
 }
+
+static int write_byte(int fd) { return pipe_byte(fd, 1); }
+
+static int read_byte(int fd) { return pipe_byte(fd, 0); }
 
 static int round_trip_body(void *ctx, int64_t iters)
 {
@@ -103,36 +93,31 @@ static void echo_child(int in, int out, int cpu, pid_t parent)
 
 int bl_pipe_latency(const bl_opts *o, double *ns, double *ticks, bl_info *info)
 {
-    int down[2], up[2];
-    if (pipe2(down, O_CLOEXEC) != 0)
-        return bl_sys_error("pipe");
-    if (pipe2(up, O_CLOEXEC) != 0) {
-        int rc = bl_sys_error("pipe");
-        close(down[0]);
-        close(down[1]);
-        return rc;
-    }
+    int ours[2], theirs[2];   /* ours[0] -> theirs[0] (down), theirs[1] -> ours[1] (up) */
+    int rc0 = bl_pipe_pair(ours, theirs);
+    if (rc0 != BL_OK)
+        return rc0;
     bl_guard_begin();
     pid_t parent = getpid();
     pid_t child = fork();
     if (child < 0) {
         int rc = bl_sys_error("fork");
-        close(down[0]);
-        close(down[1]);
-        close(up[0]);
-        close(up[1]);
+        for (int k = 0; k < 2; k++) {
+            close(ours[k]);
+            close(theirs[k]);
+        }
         bl_guard_end();
         return rc;
     }
     if (child == 0) {
-        close(down[1]);
-        close(up[0]);
-        echo_child(down[0], up[1], o->helper_cpu, parent);
+        close(ours[0]);
+        close(ours[1]);
+        echo_child(theirs[0], theirs[1], o->helper_cpu, parent);
         _exit(0);
     }
-    close(down[0]);
-    close(up[1]);
-    pipe_ctx p = {down[1], up[0]};
+    close(theirs[0]);
+    close(theirs[1]);
+    pipe_ctx p = {ours[0], ours[1]};
     info->helper_cpu = o->helper_cpu;
 
     /* One round trip first, so a child that failed to start (e.g. could not

@@ -8,7 +8,7 @@
  * a ring that fits a cache is measured in it.
  */
 #define _GNU_SOURCE
-#include "benchlib.h"
+#include "internal.h"
 
 #include <errno.h>
 #include <stdio.h>

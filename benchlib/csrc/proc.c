@@ -20,7 +20,7 @@
  * terminal's SIGINT, and is killed and reaped on every return path.
  */
 #define _GNU_SOURCE
-#include "benchlib.h"
+#include "internal.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -80,7 +80,7 @@ static int deliver_body(void *ctx, int64_t iters)
 
 int bl_signal_latency(int op, const bl_opts *o, double *ns, double *ticks, bl_info *info)
 {
-    if (op != 0 && op != 1) {
+    if (op != BL_SIGNAL_INSTALL && op != BL_SIGNAL_DELIVER) {
         bl_set_error("signal_latency: unknown op %d (0 install, 1 deliver)", op);
         return BL_EINVAL;
     }
@@ -104,7 +104,8 @@ int bl_signal_latency(int op, const bl_opts *o, double *ns, double *ticks, bl_in
         return rc;
     }
     info->helper_cpu = -1;
-    int rc = bl_measure(op == 0 ? install_body : deliver_body, NULL, &c, o, ns, ticks, info);
+    int rc = bl_measure(op == BL_SIGNAL_INSTALL ? install_body : deliver_body, NULL, &c, o, ns,
+                        ticks, info);
     sigprocmask(SIG_SETMASK, &oldmask, NULL);
     sigaction(SIGUSR1, &old, NULL);
     return rc;
@@ -113,9 +114,9 @@ int bl_signal_latency(int op, const bl_opts *o, double *ns, double *ticks, bl_in
 /* ======================================================= process creation */
 
 typedef struct {
-    int op;                 /* 0 fork+exit, 1 fork+exec, 2 fork+sh -c */
-    const char *program;    /* op 1: the tiny program's absolute path */
-    char *const *argv;      /* op 1 and 2: what the child execs */
+    int op;                 /* BL_PROCESS_*: fork+exit, fork+exec, fork+sh -c */
+    const char *program;    /* exec and sh: the tiny program's absolute path */
+    char *const *argv;      /* exec and sh: what the child execs */
     char *const *envp;
 } fork_ctx;
 
@@ -124,7 +125,7 @@ typedef struct {
 static void fork_child(const fork_ctx *c)
 {
     signal(SIGINT, SIG_IGN);
-    if (c->op == 0)
+    if (c->op == BL_PROCESS_FORK_EXIT)
         _exit(0);
     execve(c->argv[0], c->argv, c->envp);
     _exit(127);
@@ -177,16 +178,16 @@ static int fork_body(void *ctx, int64_t iters)
 int bl_process_creation(int op, const char *program, const bl_opts *o, double *ns,
                         double *ticks, bl_info *info)
 {
-    if (op < 0 || op > 2) {
+    if (op < BL_PROCESS_FORK_EXIT || op > BL_PROCESS_FORK_SH_EXIT) {
         bl_set_error("process_creation: unknown op %d (0 fork_exit, 1 fork_exec_exit, "
                      "2 fork_sh_exit)", op);
         return BL_EINVAL;
     }
-    if (op > 0 && (program == NULL || program[0] != '/')) {
+    if (op != BL_PROCESS_FORK_EXIT && (program == NULL || program[0] != '/')) {
         bl_set_error("process_creation: the tiny program needs an absolute path");
         return BL_EINVAL;
     }
-    if (op > 0 && access(program, X_OK) != 0) {
+    if (op != BL_PROCESS_FORK_EXIT && access(program, X_OK) != 0) {
         bl_set_error("process_creation: cannot execute %s: %s", program, strerror(errno));
         return BL_EINVAL;
     }
@@ -198,9 +199,9 @@ int bl_process_creation(int op, const char *program, const bl_opts *o, double *n
     char *path_var = NULL, *dir = NULL;
     int rc = BL_OK;
 
-    if (op == 1) {
+    if (op == BL_PROCESS_FORK_EXEC_EXIT) {
         c.argv = argv_exec;
-    } else if (op == 2) {
+    } else if (op == BL_PROCESS_FORK_SH_EXIT) {
         /* As a user starts a program by name: the shell is given the bare
          * name and finds it along PATH, to which the program's directory is
          * appended (so every directory of the user's PATH is tried first). */

@@ -17,7 +17,7 @@
  * usage: proc_runner op program n_samples n_warmup target_sample_ns
  *                    max_total_ns cpu
  */
-#include "benchlib.h"
+#include "internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>

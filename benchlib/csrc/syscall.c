@@ -6,15 +6,12 @@
  * until 2.25), and a cached getpid never enters the kernel.
  */
 #define _GNU_SOURCE
-#include "benchlib.h"
+#include "internal.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
-
-enum { OP_GETPID = 0, OP_WRITE_DEVNULL = 1, OP_GETPPID = 2, OP_READ_DEVZERO = 3, OP_STAT = 4,
-       OP_FSTAT = 5 };
 
 typedef struct {
     int fd;
@@ -104,28 +101,28 @@ int bl_syscall_latency(int op, const bl_opts *o, double *ns, double *ticks, bl_i
     syscall_ctx c = {-1};
     bl_body_fn body;
     switch (op) {
-    case OP_GETPID:
+    case BL_SYSCALL_GETPID:
         body = getpid_body;
         break;
-    case OP_GETPPID:
+    case BL_SYSCALL_GETPPID:
         body = getppid_body;
         break;
-    case OP_WRITE_DEVNULL:
+    case BL_SYSCALL_WRITE:
         c.fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
         if (c.fd < 0)
             return bl_sys_error("open /dev/null");
         body = write_body;
         break;
-    case OP_READ_DEVZERO:
+    case BL_SYSCALL_READ:
         c.fd = open("/dev/zero", O_RDONLY | O_CLOEXEC);
         if (c.fd < 0)
             return bl_sys_error("open /dev/zero");
         body = read_body;
         break;
-    case OP_STAT:
+    case BL_SYSCALL_STAT:
         body = stat_body;
         break;
-    case OP_FSTAT:
+    case BL_SYSCALL_FSTAT:
         c.fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
         if (c.fd < 0)
             return bl_sys_error("open /dev/null");

@@ -9,7 +9,7 @@
  * after it.
  */
 #define _GNU_SOURCE
-#include "benchlib.h"
+#include "internal.h"
 
 #include <errno.h>
 #include <math.h>
@@ -312,15 +312,21 @@ static double probe_ghz(void)
     return (double)probe_iters * 100.0 / dt;
 }
 
-int bl_measure(bl_body_fn body, bl_body_fn overhead, void *ctx,
-               const bl_opts *o, double *ns, double *ticks, bl_info *info)
+int bl_run_begin(const bl_opts *o, bl_pinning *pin)
 {
+    pin->pinned = 0;
     if (o->n_samples < 1) {
         bl_set_error("n_samples must be at least 1");
         return BL_EINVAL;
     }
+    return bl_pin_begin(o->cpu, pin);
+}
+
+int bl_measure(bl_body_fn body, bl_body_fn overhead, void *ctx,
+               const bl_opts *o, double *ns, double *ticks, bl_info *info)
+{
     bl_pinning pin;
-    int rc = bl_pin_begin(o->cpu, &pin);
+    int rc = bl_run_begin(o, &pin);
     if (rc != BL_OK)
         return rc;
     bl_guard_begin();

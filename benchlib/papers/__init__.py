@@ -1,5 +1,14 @@
-"""Paper data: loaders for ``data/papers/<paper><year>/*.csv`` and the
-papers' own normalisations.  No measurement happens here."""
+"""The papers: one package per paper, ``benchlib/papers/<id>/``, with its
+transcription and loaders (``paper.py``) and this machine's rows
+(``measure.py``); its tables are ``data/papers/<id>/*.csv``, its notebook
+``notebooks/<id>.ipynb``, its tests ``tests/papers/test_<id>*.py``.
+
+This shared part finds and loads the CSVs (``load_table``), and holds the
+table machinery every paper uses (``tables``: ``TableRows``, ``Column``,
+``measure_row``, ``beside_paper``) and the MIPS rating (``mips``).
+
+Ids: ``ousterhout1990``, ``mcvoy1996``, ``chen1994``, ``laibaker1996``,
+``mach1989``."""
 from __future__ import annotations
 
 import os
@@ -8,6 +17,10 @@ from pathlib import Path
 import pandas as pd
 
 from ..errors import BenchlibError
+from .tables import (Column, TableRows, beside_paper, column_params, measure_row,  # noqa: F401
+                     pinned_cpu, table_rows)
+
+with_rows = beside_paper   # the join's earlier name (notebooks/memory_hierarchy.ipynb uses it)
 
 
 def data_dir() -> Path:
@@ -21,7 +34,13 @@ def data_dir() -> Path:
     return path
 
 
+PAPERS = ("ousterhout1990", "mcvoy1996", "chen1994", "laibaker1996", "mach1989")
+# Ids a paper had before the one-id reshape, still accepted by load_table.
+RENAMED = {"lmbench1996": "mcvoy1996"}
+
+
 def paper_dir(paper: str) -> Path:
+    paper = RENAMED.get(paper, paper)
     d = data_dir() / "papers" / paper
     if not d.is_dir():
         known = sorted(p.name for p in (data_dir() / "papers").iterdir() if p.is_dir())
@@ -45,25 +64,14 @@ def load_table(paper: str, table: str) -> pd.DataFrame:
     return pd.read_csv(paper_dir(paper) / f"{match[0]}.csv")
 
 
-def with_rows(paper: pd.DataFrame, ours: pd.DataFrame, sort_by: str,
-              ascending: bool = True) -> pd.DataFrame:
-    """A paper's table with this machine's rows inserted in sorted position.
-    A ``source`` column says which rows are the paper's ("paper") and which
-    were measured here ("this machine"), for highlighting."""
-    a = paper.assign(source="paper")
-    b = ours.assign(source="this machine")
-    out = pd.concat([a, b], ignore_index=True)
-    return out.sort_values(sort_by, ascending=ascending, kind="stable").reset_index(drop=True)
-
-
 def transcribe_main(paper: str, transcribe, argv: list[str] | None = None) -> int:
-    """``python -m benchlib.papers.<paper> SEED.txt``: parse the seed text with
+    """``python -m benchlib.papers.<paper>.paper SEED.txt``: parse the seed text with
     ``transcribe`` (text -> {stem: DataFrame}) and rewrite the paper's CSVs."""
     import sys
 
     argv = sys.argv[1:] if argv is None else argv
     if len(argv) != 1:
-        print(f"usage: python -m benchlib.papers.{paper} SEED.txt", file=sys.stderr)
+        print(f"usage: python -m benchlib.papers.{paper}.paper SEED.txt", file=sys.stderr)
         return 2
     for stem, df in transcribe(Path(argv[0]).read_text()).items():
         df.to_csv(paper_dir(paper) / f"{stem}.csv", index=False)

@@ -48,15 +48,15 @@ class Paper:
 # ``paper`` column, data/papers/across/cpu_provenance.csv); when a paper's
 # data folder or module moves, change only its ``data`` and ``module`` here.
 PAPERS: dict[str, Paper] = {
-    "ousterhout1990": Paper("ousterhout1990", "benchlib.papers.ousterhout1990", 1990,
+    "ousterhout1990": Paper("ousterhout1990", "benchlib.papers.ousterhout1990.paper", 1990,
                             "Ousterhout, USENIX Summer 1990", "_ousterhout"),
-    "mach1989": Paper("mach1989", "benchlib.papers.mach1989", 1989,
+    "mach1989": Paper("mach1989", "benchlib.papers.mach1989.paper", 1989,
                       "comp.os.mach thread 'Mach performance?', Dec 1989", "_mach"),
-    "lmbench1996": Paper("lmbench1996", "benchlib.papers.lmbench1996", 1996,
+    "lmbench1996": Paper("mcvoy1996", "benchlib.papers.mcvoy1996.paper", 1996,
                          "McVoy & Staelin, USENIX Jan 1996", "_lmbench"),
-    "laibaker1996": Paper("laibaker1996", "benchlib.papers.laibaker1996", 1996,
+    "laibaker1996": Paper("laibaker1996", "benchlib.papers.laibaker1996.paper", 1996,
                           "Lai & Baker, slides, 1996", "_laibaker"),
-    "chen1994": Paper("chen1994", "benchlib.papers.chen1994", 1994,
+    "chen1994": Paper("chen1994", "benchlib.papers.chen1994.paper", 1994,
                       "Chen & Patterson, ACM TOCS 1994"),
 }
 # Chen & Patterson measure self-scaling I/O workloads only: none of the

@@ -1,0 +1,83 @@
+/*
+ * internal.h -- what benchlib's C files share among themselves: the timing
+ * core, errors, the SIGINT guard, CPU pinning, helper processes and the
+ * I/O loops between them.  Not seen by cffi; the public API is benchlib.h.
+ */
+#ifndef BENCHLIB_INTERNAL_H
+#define BENCHLIB_INTERNAL_H
+
+#include "benchlib.h"
+
+/* A benchmark body runs `iters` iterations of its operation and returns
+ * BL_OK or an error code.  It must do nothing else that costs time. */
+typedef int (*bl_body_fn)(void *ctx, int64_t iters);
+
+/* The timing core: calibrate, warm up, take samples, optionally subtract
+ * the cost of `overhead` (same iteration count) from each sample. */
+int bl_measure(bl_body_fn body, bl_body_fn overhead, void *ctx,
+               const bl_opts *o, double *ns, double *ticks, bl_info *info);
+
+/* cpu.c: `iters` x 100 dependent adds (100 core cycles each). */
+int bl_add_chain(int64_t iters);
+
+void bl_set_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+int bl_sys_error(const char *what);          /* sets message from errno, returns BL_ESYS */
+int bl_interrupted(void);                   /* SIGINT seen since the guard began */
+/* Watch for SIGINT (nests; bl_measure does it itself). */
+void bl_guard_begin(void);
+void bl_guard_end(void);
+int bl_pin_self(int cpu);                   /* 0 or BL_ESYS/BL_EINVAL */
+#ifdef _GNU_SOURCE /* cpu_set_t; every C file of the library defines it */
+#include <sched.h>
+/* A thread pinned for a measurement and the affinity to give back after. */
+typedef struct {
+    cpu_set_t saved;
+    int pinned;
+} bl_pinning;
+int bl_pin_begin(int cpu, bl_pinning *p);   /* cpu < 0: leaves the thread as it is */
+/* The start of a run that times itself: BL_EINVAL for no samples, then
+ * pinned to o->cpu (bl_pin_end after). */
+int bl_run_begin(const bl_opts *o, bl_pinning *pin);
+void bl_pin_end(const bl_pinning *p);
+#endif
+
+/* helper.c: fork a helper process named `name` (dies with its parent,
+ * ignores SIGINT, pinned to helper_cpu if >= 0; returns 0 in the child, its
+ * pid in the parent, -1 on failure); kill and reap it; after a failed first
+ * exchange, name a helper that could not pin itself; write or read exactly
+ * n bytes (sockets with MSG_NOSIGNAL; BL_EINTR on SIGINT); the same in the
+ * child (0, or -1 on end of file or error); close a descriptor and mark it
+ * closed (-1). */
+#define BL_NET_HELPER "bl-net-echo"   /* the net_*.c and rpc.c children */
+pid_t bl_fork_helper(const char *name, int helper_cpu);
+void bl_stop_helper(pid_t pid);
+int bl_helper_failure(pid_t pid, int rc, int helper_cpu);
+int bl_put_all(int fd, int is_sock, const void *buf, size_t n);
+int bl_get_all(int fd, void *buf, size_t n);
+int bl_child_read_all(int fd, void *buf, size_t n);
+int bl_child_write_all(int fd, const void *buf, size_t n);
+void bl_close_fd(int *fd);
+int bl_pipe_pair(int ours[2], int theirs[2]);   /* ours[0] -> theirs[0], theirs[1] -> ours[1] */
+
+/* helper.c: loopback sockets, made before the fork.  bl_loopback: 127.0.0.1
+ * at a port (network order); bl_close_abortively: close with SO_LINGER 0 (a
+ * reset, no TIME_WAIT); bl_set_buffers: SO_SNDBUF and SO_RCVBUF (bytes > 0);
+ * bl_bound_socket: a socket of `type` bound to an ephemeral loopback port
+ * (*addr); bl_listener: a bound, listening TCP socket; bl_tcp_pair: both
+ * ends of a loopback TCP connection (TCP_NODELAY on both if nodelay);
+ * bl_udp_pair: two loopback UDP sockets connected to each other (buffers
+ * sized if buffer_bytes > 0; a receive timeout on ours if timeout_s > 0). */
+#include <netinet/in.h>
+struct sockaddr_in bl_loopback(uint16_t port_net);
+void bl_close_abortively(int *fd);
+int bl_set_buffers(int fd, int bytes);
+int bl_bound_socket(int type, int buffer_bytes, struct sockaddr_in *addr, int *fd_out);
+int bl_listener(int buffer_bytes, struct sockaddr_in *addr, int *fd_out);
+int bl_tcp_pair(int buffer_bytes, int nodelay, int fds[2]);
+int bl_udp_pair(int buffer_bytes, int timeout_s, int fds[2]);
+
+/* Keep a value alive so the compiler cannot drop the work that made it. */
+#define BL_KEEP(x) __asm__ __volatile__("" : : "r"(x) : "memory")
+#define BL_CLOBBER() __asm__ __volatile__("" : : : "memory")
+
+#endif

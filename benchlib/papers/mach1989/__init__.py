@@ -1,0 +1,8 @@
+"""The comp.os.mach thread "Mach performance?" (December 1989).
+
+* ``paper``: its tables, the CPU ratings and the normalisation (``data/papers/mach1989/``; no measurement).
+* ``measure``: this machine's rows and curves (runs benchmarks).
+
+Notebook: ``notebooks/mach1989.ipynb``; tests: ``tests/papers/test_mach1989*.py``.
+The table machinery (``TableRows``, ``beside_paper``) is ``benchlib.papers``'s.
+"""

@@ -1,0 +1,112 @@
+"""The table machinery every paper package uses: one row type
+(``TableRows``), one declarative column spec (``Column``, measured by
+``measure_row``) and one join that puts this machine's rows beside a
+paper's (``beside_paper``).  The highlight of those rows in a table or a
+bar chart is ``benchlib.plots.highlight_machine`` / ``bar_table``, which
+read the ``source`` column ``beside_paper`` writes.
+"""
+from __future__ import annotations
+
+import math
+import os
+from dataclasses import dataclass, field
+
+import pandas as pd
+
+from ..errors import BenchlibError
+from ..harness import Result, run
+
+PAPER_SOURCE = "paper"
+MACHINE_SOURCE = "this machine"
+
+
+def pinned_cpu() -> int:
+    """The CPU a paper's pinned rows run on: the first this process may use."""
+    return min(os.sched_getaffinity(0))
+
+
+@dataclass
+class TableRows:
+    """This machine's rows of one paper table and the results behind them.
+
+    ``rows`` has the paper's columns and units; ``results`` every
+    measurement behind them (name -> Result); ``notes`` what a reader needs
+    besides (the CPU used, the file system, ...); ``skipped`` the columns a
+    build could not measure and why (they are NaN in ``rows``)."""
+    table: str
+    rows: pd.DataFrame
+    results: dict[str, Result] = field(default_factory=dict)
+    notes: dict = field(default_factory=dict)
+    skipped: dict[str, str] = field(default_factory=dict)
+
+    def measurements(self) -> pd.DataFrame:
+        return pd.DataFrame([{"measurement": k, **r.to_row()} for k, r in self.results.items()])
+
+
+def table_rows(table: str, rows: list[dict], results: dict, **notes) -> TableRows:
+    return TableRows(table, pd.DataFrame(rows), results, notes)
+
+
+@dataclass(frozen=True)
+class Column:
+    """One column of a paper table as a measurement: the benchmark and its
+    parameters, the factor from the benchmark's unit to the column's, and
+    how it is placed."""
+    benchmark: str
+    params: dict
+    scale: float = 1.0           # benchmark unit -> the column's unit
+    pin: str = "cpu"             # "cpu": pin the process; "placement": same_cpu pair; "": none
+    file: bool = False           # takes the `directory` parameter
+    optional: bool = False       # a build may lack it (RPC without libtirpc): skip, say why
+
+
+def column_params(col: Column, directory: str | None = None) -> dict:
+    p = dict(col.params)
+    if col.pin == "cpu":
+        p["cpu"] = pinned_cpu()
+    elif col.pin == "placement":
+        p["placement"] = "same_cpu"
+    if col.file and directory:
+        p["directory"] = directory
+    return p
+
+
+def measure_row(table: str, columns: dict[str, Column], profile: str = "quick",
+                directory: str | None = None, label: str = MACHINE_SOURCE,
+                label_column: str = "system", cache: dict | None = None) -> TableRows:
+    """One row of a table, a measurement per column (median, in the
+    column's unit).  An ``optional`` benchmark this build cannot run leaves
+    its cell empty and says why in ``skipped``; ``cache`` (a dict) shares
+    results between tables that use the same measurement."""
+    cache = {} if cache is None else cache
+    row, results, skipped = {label_column: label}, {}, {}
+    for name, col in columns.items():
+        params = column_params(col, directory)
+        key = (col.benchmark, tuple(sorted(params.items())))
+        try:
+            if key not in cache:
+                cache[key] = run(col.benchmark, profile=profile, **params)
+            r = cache[key]
+        except BenchlibError as e:
+            if not col.optional:
+                raise
+            skipped[name] = str(e)
+            row[name] = math.nan
+            continue
+        results[name] = r
+        row[name] = r.median * col.scale
+    return TableRows(table, pd.DataFrame([row]), results, skipped=skipped)
+
+
+def beside_paper(paper: pd.DataFrame, ours: pd.DataFrame, sort_by: str | None = None,
+                 ascending: bool = True, na_position: str = "last") -> pd.DataFrame:
+    """A paper's table with this machine's rows added; sorted by ``sort_by``
+    (stable, so ties keep the paper's order) or appended when it is None.
+    A ``source`` column says which rows are the paper's ("paper") and which
+    were measured here ("this machine"), for ``plots.highlight_machine``."""
+    out = pd.concat([paper.assign(source=PAPER_SOURCE), ours.assign(source=MACHINE_SOURCE)],
+                    ignore_index=True)
+    if sort_by is not None:
+        out = out.sort_values(sort_by, ascending=ascending, kind="stable",
+                              na_position=na_position)
+    return out.reset_index(drop=True)
