@@ -353,12 +353,7 @@ static int udp_calibrate(udp_ctx *u, const bl_opts *o, int64_t *iters_out)
             return BL_EINTR;
         if (t >= target || it >= max_it)
             break;
-        int64_t next = (int64_t)ceil((double)it * target * 1.05 / t);
-        if (next > 10 * it)
-            next = 10 * it;
-        if (next <= it)
-            next = it + 1;
-        it = next < max_it ? next : max_it;
+        it = bl_next_count(it, t, target, max_it);
     }
     *iters_out = it;
     return BL_OK;

@@ -239,6 +239,20 @@ static int time_confirmed(bl_body_fn body, void *ctx, int64_t it, double target,
     return rc;
 }
 
+/* The next count to try when `it` iterations took t ns against a target:
+ * the count that would reach the target with 5% to spare, at most ten
+ * times the last (one fast reading must not overshoot wildly), at least
+ * one more, never above max_it. */
+int64_t bl_next_count(int64_t it, double t, double target, int64_t max_it)
+{
+    int64_t next = t < target / 1000.0 ? it * 10 : (int64_t)ceil((double)it * target * 1.05 / t);
+    if (next > 10 * it)
+        next = 10 * it;
+    if (next <= it)
+        next = it + 1;
+    return next < max_it ? next : max_it;
+}
+
 static int calibrate(bl_body_fn body, void *ctx, const bl_opts *o, double res, int64_t *iters_out,
                      double *sample_ns_out)
 {
@@ -256,16 +270,7 @@ static int calibrate(bl_body_fn body, void *ctx, const bl_opts *o, double res, i
             return BL_EINTR;
         if (t >= target || it >= max_it)
             break;
-        int64_t next;
-        if (t < target / 1000.0)
-            next = it * 10;
-        else
-            next = (int64_t)ceil((double)it * target * 1.05 / t);
-        if (next <= it)
-            next = it + 1;
-        if (next > max_it)
-            next = max_it;
-        it = next;
+        it = bl_next_count(it, t, target, max_it);
     }
     *iters_out = it;
     *sample_ns_out = t;
