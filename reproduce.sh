@@ -49,9 +49,9 @@ stamp=".venv-stamp"
 want=$(cat pyproject.toml setup.py benchlib/_build.py benchlib/__init__.py benchlib/csrc/* | cksum)
 have=$(cat "$stamp" 2>/dev/null || true)
 if [ "$want" != "$have" ] || ! "$py" -c 'import benchlib._cbench' 2>/dev/null; then
-  echo "==> installing benchlib and its notebook and test dependencies"
+  echo "==> installing benchlib and its notebook, test and fleet dependencies"
   "$py" -m pip install --quiet --upgrade pip
-  "$py" -m pip install --quiet -e ".[notebooks,test]"
+  "$py" -m pip install --quiet -e ".[notebooks,test,fleet]"
   "$py" -m ipykernel install --sys-prefix --name benchlib --display-name "Python (benchlib)" >/dev/null
   echo "$want" > "$stamp"
 fi

@@ -6,6 +6,7 @@
     benchlib results [DIR] [--json]
     benchlib memory [--profile P] [--json] [--csv FILE]
     benchlib fit-memory FILE.csv [--json] [--clock-ghz G]
+    benchlib db import PATH... [--db URL] | benchlib db list [--db URL] [--json]
 
 A value with commas (``-p size_bytes=4k,64k,1M``) runs every combination.
 Bad input prints one line naming the valid choices and exits 2; Ctrl-C
@@ -204,6 +205,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("dir", nargs="?", default="results")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_results)
+
+    from .db.cli import add_parser as add_db_parser
+    add_db_parser(sub)
     return ap
 
 

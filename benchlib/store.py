@@ -39,10 +39,29 @@ def save_results(results: Iterable, results_dir: str | os.PathLike = DEFAULT_RES
     return path
 
 
-def load_results(results_dir: str | os.PathLike = DEFAULT_RESULTS_DIR) -> pd.DataFrame:
+def result_row(rec: dict) -> dict:
+    """One DataFrame row of a stored result record: parameters as columns,
+    the main machine fields as ``machine.*``, the record itself in ``record``."""
+    machine = rec.get("machine", {})
+    row = {"benchmark": rec["benchmark"], **rec.get("params", {}),
+           **{k: rec.get(k) for k in ("value", "unit", "min", "median", "max",
+                                      "rel_iqr", "n_samples", "profile", "timestamp")}}
+    row.update({f"machine.{k}": machine.get(k) for k in _MACHINE_COLUMNS})
+    row["record"] = rec
+    return row
+
+
+def load_results(results_dir: str | os.PathLike = DEFAULT_RESULTS_DIR, *,
+                 db: str | os.PathLike | None = None) -> pd.DataFrame:
     """Every stored result under results_dir (searched recursively) as one
     DataFrame: one row per result, parameters as columns, the main machine
-    fields as ``machine.*`` columns and the full record in ``record``."""
+    fields as ``machine.*`` columns and the full record in ``record``.
+    With ``db`` (a URL or an SQLite path; see benchlib.db), the same
+    DataFrame from the results database instead, in import order."""
+    if db is not None:
+        from .db import load_results as load_from_db
+
+        return load_from_db(db)
     files = sorted(Path(results_dir).rglob("*.jsonl"))
     rows = []
     for f in files:
@@ -53,13 +72,7 @@ def load_results(results_dir: str | os.PathLike = DEFAULT_RESULTS_DIR) -> pd.Dat
                 rec = json.loads(line)
             except json.JSONDecodeError:
                 raise BenchlibError(f"{f}:{n}: not a JSON result line") from None
-            machine = rec.get("machine", {})
-            row = {"benchmark": rec["benchmark"], **rec.get("params", {}),
-                   **{k: rec.get(k) for k in ("value", "unit", "min", "median", "max",
-                                              "rel_iqr", "n_samples", "profile", "timestamp")}}
-            row.update({f"machine.{k}": machine.get(k) for k in _MACHINE_COLUMNS})
-            row["record"] = rec
-            rows.append(row)
+            rows.append(result_row(rec))
     return pd.DataFrame(rows)
 
 
