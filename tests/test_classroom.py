@@ -1,0 +1,86 @@
+"""The class notebook's helpers on simulated records with known answers,
+and the recorded example files' labels."""
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import pytest
+
+from benchlib import classroom as cl
+from benchlib.store import result_row
+from db_helpers import machine, record
+
+
+def _frame(recs):
+    return pd.DataFrame([result_row(r) for r in recs])
+
+
+def _rec(bench, params, m, value, rel_iqr=0.01, clocks=None, seed=1, unit="us"):
+    r = record(bench, params, m, 5, seed=seed)
+    r.update(median=value, value=value, rel_iqr=rel_iqr, unit=unit, samples=[value] * 5)
+    r["clock_ghz"] = clocks if clocks is not None else [3.0] * 5
+    return r
+
+
+QUIET = machine("quiet", cpu="A", virt=False)
+NOISY = machine("noisy", cpu="B", virt=True)
+
+
+def test_anonymised_names_are_salted_hashes():
+    df = _frame([_rec("syscall", {"op": "getppid"}, QUIET, 0.1), _rec("syscall", {"op": "getppid"}, NOISY, 0.2)])
+    a = cl.add_machine_columns(df, "s1")
+    b = cl.add_machine_columns(df, "s1")
+    c = cl.add_machine_columns(df, "s2")
+    assert list(a["machine"]) == list(b["machine"])  # same salt, same names
+    assert set(a["machine"]).isdisjoint(set(c["machine"]))
+    assert all(n.startswith("M-") and len(n) == 8 for n in a["machine"])
+    assert not any("quiet" in n or "noisy" in n for n in a["machine"])
+    assert list(cl.add_machine_columns(df, None)["machine"]) == ["quiet", "noisy"]
+
+
+def test_flags_from_metadata_spread_and_clock():
+    recs = [_rec("syscall", {"op": "getppid"}, QUIET, 0.1, seed=1),
+            _rec("bcopy", {"size_bytes": 8 << 20}, QUIET, 9000.0, seed=2, unit="MB/s"),
+            _rec("syscall", {"op": "getppid"}, NOISY, 0.2, rel_iqr=0.30, seed=3),
+            _rec("bcopy", {"size_bytes": 8 << 20}, NOISY, 5000.0, seed=4, unit="MB/s",
+                 clocks=[3.0, 3.0, 2.4, 3.0, 3.0])]
+    f = cl.machine_flags(cl.add_machine_columns(_frame(recs), None)).set_index("machine")
+    assert not f.loc["quiet", "virtual"] and f.loc["noisy", "virtual"]
+    assert not f.loc["quiet", "noisy"] and f.loc["noisy", "noisy"]
+    assert f.loc["noisy", "unstable_share"] == 0.5
+    assert f.loc["noisy", "max_clock_spread"] == pytest.approx(0.2)
+    assert f.loc["noisy", "throttled"] and not f.loc["quiet", "throttled"]
+
+
+def test_class_results_and_paper_rows():
+    recs = [_rec("syscall", {"op": "getppid"}, QUIET, 0.1, seed=1),
+            _rec("syscall", {"op": "getppid"}, QUIET, 0.3, seed=2),
+            _rec("syscall", {"op": "getppid"}, NOISY, 50.0, seed=3),
+            _rec("syscall", {"op": "write"}, NOISY, 99.0, seed=4)]  # not in the class set
+    df = cl.add_machine_columns(_frame(recs), None)
+    t = cl.class_results(df)
+    null = t[t["benchmark"] == "null system call"].set_index("machine")
+    assert null.loc["quiet", "median"] == pytest.approx(0.2) and null.loc["quiet", "results"] == 2
+    assert null.loc["noisy", "median"] == 50.0
+    c = cl.CORE[0]
+    both = cl.against_paper(t, c)
+    assert list(both[c.unit]) == sorted(both[c.unit])  # lower is better: ascending
+    assert (both["source"] == "class").sum() == 2 and (both["source"] != "class").sum() >= 5
+    assert both.iloc[0]["system"] == "quiet"  # 0.2 us beats every 1996 system
+
+
+def test_recorded_files_are_labelled_as_recorded_here():
+    files = sorted(cl.RECORDED_DIR.glob("*.jsonl"))
+    assert len(files) >= 2
+    conditions = set()
+    for f in files:
+        assert f.name.startswith("recorded-here_")
+        recs = [json.loads(line) for line in f.read_text().splitlines() if line.strip()]
+        assert {r["benchmark"] for r in recs} == {b for b, _ in cl.core_points()}
+        for r in recs:
+            assert "test data" in r["machine"]["recorded_note"]
+            assert r["machine"]["hostname"].endswith("~" + f.stem.rsplit("_", 1)[-1])
+            assert len(r["samples"]) == r["n_samples"] > 0
+        conditions.add(recs[0]["machine"]["recorded_condition"])
+    assert len(conditions) == len(files)  # each file a different condition
