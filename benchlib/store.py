@@ -1,7 +1,14 @@
 """The results store: measured results appended, with their machine
 metadata, as JSON lines under a results directory (one file per host so
 that directories from several machines can simply be merged), and read
-back into one DataFrame for comparison."""
+back into one DataFrame for comparison.  Each line is one record of the
+versioned result format (benchlib.resultfile); lines written before the
+format was versioned still load.
+
+A notebook's output folder records too: ``notebook_output_dir`` turns on a
+recorder, and every result ``benchlib.run``/``sweep`` returns afterwards in
+that process is also written to ``<output_dir>/results.json`` (a result
+file, rewritten atomically after each result)."""
 from __future__ import annotations
 
 import json
@@ -12,6 +19,7 @@ from typing import Iterable
 
 import pandas as pd
 
+from . import resultfile
 from .errors import BenchlibError
 
 DEFAULT_RESULTS_DIR = "results"
@@ -33,41 +41,68 @@ def save_results(results: Iterable, results_dir: str | os.PathLike = DEFAULT_RES
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             with open(path, "a") as f:
-                f.write(json.dumps(r.to_dict(), default=float) + "\n")
+                f.write(resultfile.dumps_record(r) + "\n")
         except OSError as exc:
             raise BenchlibError(f"cannot write results to {path}: {exc.strerror}") from None
     return path
 
 
 def load_results(results_dir: str | os.PathLike = DEFAULT_RESULTS_DIR) -> pd.DataFrame:
-    """Every stored result under results_dir (searched recursively) as one
-    DataFrame: one row per result, parameters as columns, the main machine
-    fields as ``machine.*`` columns and the full record in ``record``."""
-    files = sorted(Path(results_dir).rglob("*.jsonl"))
+    """Every stored result under results_dir (store files and result files,
+    searched recursively; a file may be given too) as one DataFrame: one row
+    per result, parameters as columns, the main machine fields as
+    ``machine.*`` columns, ``stable`` and the full record in ``record``."""
+    if not Path(results_dir).exists():
+        return pd.DataFrame()
     rows = []
-    for f in files:
-        for n, line in enumerate(f.read_text().splitlines(), 1):
-            if not line.strip():
-                continue
-            try:
-                rec = json.loads(line)
-            except json.JSONDecodeError:
-                raise BenchlibError(f"{f}:{n}: not a JSON result line") from None
-            machine = rec.get("machine", {})
-            row = {"benchmark": rec["benchmark"], **rec.get("params", {}),
-                   **{k: rec.get(k) for k in ("value", "unit", "min", "median", "max",
-                                              "rel_iqr", "n_samples", "profile", "timestamp")}}
-            row.update({f"machine.{k}": machine.get(k) for k in _MACHINE_COLUMNS})
-            row["record"] = rec
-            rows.append(row)
+    for rec in resultfile.load_records(results_dir):
+        machine = rec.get("machine", {})
+        row = {"benchmark": rec["benchmark"], **rec.get("params", {}),
+               **{k: rec.get(k) for k in ("value", "unit", "min", "median", "max",
+                                          "rel_iqr", "n_samples", "profile", "timestamp")},
+               "stable": rec["diagnostics"].get("stable")}
+        row.update({f"machine.{k}": machine.get(k) for k in _MACHINE_COLUMNS})
+        row["record"] = rec
+        rows.append(row)
     return pd.DataFrame(rows)
+
+
+# ---------------------------------------------------------------- recorder
+
+_recorder: dict = {"path": None, "lines": []}
+
+
+def record_to(path: str | os.PathLike | None, notebook: str | None = None) -> None:
+    """Write every result measured from now on to the result file ``path``
+    (None: stop recording).  Results already in the file are kept."""
+    _recorder["lines"] = []
+    _recorder["path"] = Path(path) if path else None
+    resultfile._context["notebook"] = notebook if path else None
+    if path and Path(path).exists():
+        try:
+            _recorder["lines"] = [json.dumps(r) for r in resultfile.read_records(path)]
+        except BenchlibError:
+            pass  # an unreadable old file is replaced
+
+
+def record_result(result) -> None:
+    """Called by the harness for every result: append it to the recording."""
+    path = _recorder["path"]
+    if path is None:
+        return
+    _recorder["lines"].append(resultfile.dumps_record(result))
+    head = json.dumps({"schema_version": resultfile.SCHEMA_VERSION, "format": resultfile.FORMAT,
+                       "created": result.timestamp})
+    text = head[:-1] + ', "results": [\n' + ",\n".join(_recorder["lines"]) + "\n]}\n"
+    resultfile.write_text_atomic(path, text)
 
 
 def notebook_output_dir(output_dir: str | os.PathLike | None, notebook: str) -> Path:
     """Where a notebook writes figures and CSVs: ``output_dir`` when given
     (papermill passes one), else ``results/interactive/<notebook>`` at the
     repository root, so "Run all" in JupyterLab writes somewhere sensible
-    whatever the working directory."""
+    whatever the working directory.  From then on every result measured in
+    this process is also recorded in ``<out>/results.json`` (see record_to)."""
     if output_dir:
         out = Path(output_dir)
     else:
@@ -76,4 +111,5 @@ def notebook_output_dir(output_dir: str | os.PathLike | None, notebook: str) -> 
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise BenchlibError(f"cannot create output directory {out}: {exc.strerror}") from None
+    record_to(out / resultfile.RESULT_FILE_NAME, notebook)
     return out
