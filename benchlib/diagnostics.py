@@ -29,6 +29,16 @@ def _cpu_times() -> dict[int, list[int]]:
     return out
 
 
+def _run_delay_ns() -> int | None:
+    """Nanoseconds this thread has waited on a run queue, ready but not
+    running (/proc/thread-self/schedstat, second field)."""
+    try:
+        with open("/proc/thread-self/schedstat") as f:
+            return int(f.read().split()[1])
+    except (OSError, IndexError, ValueError):
+        return None
+
+
 class Snapshot:
     """The machine's counters at one moment; ``since(earlier, ...)`` gives the
     diagnostics of the interval between two snapshots."""
@@ -39,6 +49,7 @@ class Snapshot:
         ru = resource.getrusage(_WHO)
         self.nivcsw, self.nvcsw = ru.ru_nivcsw, ru.ru_nvcsw
         self.loadavg = list(os.getloadavg())
+        self.run_delay_ns = _run_delay_ns()
 
     def since(self, before: "Snapshot", measuring_cpus: set[int]) -> dict:
         busy, steal, total = {}, 0, 0
@@ -55,8 +66,14 @@ class Snapshot:
                 total += tot
         others = [v for k, v in busy.items() if int(k) not in measuring_cpus and v is not None]
         hz = os.sysconf("SC_CLK_TCK")
+        wall = self.t - before.t
+        waited = (self.run_delay_ns - before.run_delay_ns) / 1e9 \
+            if self.run_delay_ns is not None and before.run_delay_ns is not None else None
         return {
-            "wall_s": self.t - before.t,
+            "wall_s": wall,
+            # ready to run but waiting for a CPU (the measuring thread; ns precision)
+            "runqueue_wait_s": waited,
+            "runqueue_wait_fraction": waited / wall if waited is not None and wall > 0 else None,
             "steal_fraction": steal / total if total >= MIN_TICKS else None,
             "steal_s": steal / hz,
             "involuntary_switches": self.nivcsw - before.nivcsw,
@@ -74,7 +91,7 @@ def measuring_cpus(placement: dict) -> set[int]:
     return {c for c in cpus if isinstance(c, int) and c >= 0}
 
 
-RUN_FACTS = ("wall_s", "steal_fraction", "steal_s", "involuntary_switches", "voluntary_switches",
+RUN_FACTS = ("wall_s", "runqueue_wait_s", "runqueue_wait_fraction", "steal_fraction", "steal_s", "involuntary_switches", "voluntary_switches",
              "loadavg", "other_cpus_busy_max", "other_cpus_busy")
 
 
