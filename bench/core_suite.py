@@ -3,7 +3,10 @@ data (tests/data/compare/) and bench/adaptive_sampling.py measure.
 
     flock /work/cpu.lock .venv/bin/python bench/core_suite.py OUT.json [--profile quick]
 
-records one run of the whole set to a result file (benchlib.resultfile)."""
+records one run of the whole set to a result file (benchlib.resultfile);
+with ``--twice OUT_B`` every benchmark is measured twice back to back, the
+first into OUT, the second into OUT_B: an A/A pair taken under the same
+conditions (the recorded pair in tests/data/compare/)."""
 from __future__ import annotations
 
 import argparse
@@ -48,13 +51,16 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("out", help="result file to write")
     ap.add_argument("--profile", default="quick")
+    ap.add_argument("--twice", metavar="OUT_B", help="measure each twice; the second into OUT_B")
     args = ap.parse_args(argv)
-    done = []
+    outs = [args.out] + ([args.twice] if args.twice else [])
+    done: list[list] = [[] for _ in outs]
     for name, params in CORE:
-        r = benchlib.run(name, params, profile=args.profile)
-        print(r, flush=True)
-        done.append(r)
-        resultfile.write(args.out, done)
+        for out, kept in zip(outs, done):
+            r = benchlib.run(name, params, profile=args.profile)
+            print(r, flush=True)
+            kept.append(r)
+            resultfile.write(out, kept)
     return 0
 
 

@@ -35,7 +35,7 @@ from .resultfile import load_records
 IGNORED_PARAMS = ("directory",)
 COLUMNS = ["benchmark", "params", "unit", "higher_is_better", "n_a", "n_b", "median_a", "median_b",
            "ratio", "ratio_ci95_lo", "ratio_ci95_hi", "ratio_ci90_lo", "ratio_ci90_hi", "p_value",
-           "verdict", "stable_a", "stable_b", "margin"]
+           "verdict", "stable_a", "stable_b", "note", "margin"]
 
 
 def _params_text(params: dict) -> str:
@@ -52,6 +52,12 @@ def _group(records: list[dict]) -> dict[tuple, list[dict]]:
     for r in records:
         out.setdefault(_key(r), []).append(r)
     return out
+
+
+def _check_margin(margin: float) -> float:
+    if not isinstance(margin, (int, float)) or not 0 < margin < 1:
+        raise BenchlibError(f"margin must be a fraction between 0 and 1 (0.05 = 5%); got {margin}")
+    return margin
 
 
 def _records(source) -> list[dict]:
@@ -94,6 +100,12 @@ def _row(ra: list[dict], rb: list[dict], margin: float, params_text: str | None 
            **compare_samples(sa, sb, margin, bool(first["higher_is_better"])),
            "stable_a": all(r["diagnostics"].get("stable") for r in ra),
            "stable_b": all(r["diagnostics"].get("stable") for r in rb)}
+    notes = []
+    for side, recs in (("A", ra), ("B", rb)):
+        reasons = sorted({x for r in recs for x in r["diagnostics"].get("unstable_reasons", [])})
+        if reasons:
+            notes.append(f"{side} unstable: {', '.join(reasons)}")
+    row["note"] = "; ".join(notes)
     return row
 
 
@@ -105,6 +117,7 @@ def compare(a, b, margin: float = 0.05) -> pd.DataFrame:
     """One row per benchmark and parameters found in both A and B (see the
     module's docstring).  ``df.attrs["only_a"]`` / ``["only_b"]`` list the
     keys found on one side only."""
+    _check_margin(margin)
     ga, gb = _group(_records(a)), _group(_records(b))
     keys = [k for k in ga if k in gb]
     rows = [_row(ga[k], gb[k], margin) for k in keys]
@@ -120,6 +133,7 @@ def self_check(a, margin: float = 0.05) -> pd.DataFrame:
     interleaved halves (even and odd samples, so a drift during the run lands
     in both) and compared.  No row should say "faster" or "slower" beyond
     the false-positive rate the tests allow."""
+    _check_margin(margin)
     rows = []
     for key, recs in _group(_records(a)).items():
         s = [x for r in recs for x in r["samples"]]
@@ -180,6 +194,7 @@ def select(records: list[dict], spec: str) -> list[dict]:
 def compare_pair(a, spec_a: str, b, spec_b: str, margin: float = 0.05) -> pd.DataFrame:
     """Two named results compared, whatever their parameters (e.g. pipe
     latency on the same CPU against different CPUs).  One row."""
+    _check_margin(margin)
     ra, rb = select(_records(a), spec_a), select(_records(b), spec_b)
     if ra[0]["benchmark"] != rb[0]["benchmark"]:
         raise BenchlibError(f"cannot compare {ra[0]['benchmark']} with {rb[0]['benchmark']}: "
@@ -195,8 +210,10 @@ def summary(df: pd.DataFrame) -> dict:
     counts = {v: int((df["verdict"] == v).sum()) for v in
               ("no difference", "faster", "slower", "inconclusive")}
     n = len(df)
+    differ = df["verdict"].isin(["faster", "slower"])
     return {"compared": n, **counts,
-            "no_difference_fraction": counts["no difference"] / n if n else None}
+            "no_difference_fraction": counts["no difference"] / n if n else None,
+            "differing_with_an_unstable_side": int((differ & (df["note"] != "")).sum())}
 
 
 def plot_compare(df: pd.DataFrame, ax=None, title: str | None = None):

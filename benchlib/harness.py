@@ -191,8 +191,10 @@ class Result:
         params = " ".join(f"{k}={v}" for k, v in self.params.items())
         clock = (f"; {self.median_cycles:,.0f} cycles at {self.median_clock_ghz:.2f} GHz"
                  if self.clock_ghz else "")
+        ci = self.median_ci95
+        ci = f", 95% CI {ci[0]:.4g}-{ci[1]:.4g}" if ci else ""
         return (f"{self.benchmark} {params}: {self.value:.4g} {self.unit} "
-                f"(median of {self.n_samples}; min {self.min:.4g}, max {self.max:.4g}, "
+                f"(median of {self.n_samples}{ci}; min {self.min:.4g}, max {self.max:.4g}, "
                 f"spread {100 * self.rel_iqr:.1f}%{clock})")
 
 
