@@ -81,6 +81,9 @@ class Result:
     timestamp: str = ""
     counts: str = ""
     extras: dict = field(default_factory=dict)
+    # calibration's confirmed time of one sample at the chosen count (0 when
+    # the count was given, or the benchmark calibrates itself)
+    calibrated_sample_ns: float = 0.0
     # noise diagnostics (benchlib.diagnostics) and where the result came from
     diagnostics: dict = field(default_factory=dict)
     provenance: dict = field(default_factory=dict)
@@ -260,6 +263,7 @@ def _measure(bench: Benchmark, params: dict, profile: Profile, n_samples: int | 
     before = diagnostics.Snapshot()
     raw, ticks, ghz, info, opts, measured_extras = _call(bench, params, profile, n_samples)
     first = {"cpu_first": info.cpu_first, "iterations": int(info.iterations),
+             "calibrated_sample_ns": info.calibrated_sample_ns,
              "overhead_ns": info.overhead_ns, "calibration_ns": info.calibration_ns}
     migrations, adaptive = info.cpu_migrations, None
     if profile.target_rel_ci:
@@ -312,6 +316,7 @@ def _measure(bench: Benchmark, params: dict, profile: Profile, n_samples: int | 
         timestamp=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
         counts=bench.counts,
         extras={**(bench.extras(info, params) if bench.extras else {}), **measured_extras},
+        calibrated_sample_ns=first["calibrated_sample_ns"],
         diagnostics=diag,
         provenance=provenance(),
     )
