@@ -11,8 +11,11 @@ that process is also written to ``<output_dir>/results.json`` (a result
 file, rewritten atomically after each result)."""
 from __future__ import annotations
 
+import atexit
+import datetime as _dt
 import json
 import os
+import time
 import re
 from pathlib import Path
 from typing import Iterable
@@ -35,6 +38,7 @@ def store_path(results_dir: str | os.PathLike, hostname: str) -> Path:
 
 def save_results(results: Iterable, results_dir: str | os.PathLike = DEFAULT_RESULTS_DIR) -> Path | None:
     """Append results (benchlib.Result objects) to the store; returns the file."""
+    flush_recording()  # a notebook's save_results also brings results.json up to date
     path = None
     for r in results:
         path = store_path(results_dir, r.machine.get("hostname", "unknown"))
@@ -69,32 +73,48 @@ def load_results(results_dir: str | os.PathLike = DEFAULT_RESULTS_DIR) -> pd.Dat
 
 # ---------------------------------------------------------------- recorder
 
-_recorder: dict = {"path": None, "lines": []}
+_recorder: dict = {"path": None, "lines": [], "written": 0, "at": 0.0, "atexit": False}
+REWRITE_EVERY_S = 2.0  # after the first 20 results, rewrite at most this often (and at exit)
 
 
 def record_to(path: str | os.PathLike | None, notebook: str | None = None) -> None:
     """Write every result measured from now on to the result file ``path``
     (None: stop recording).  Results already in the file are kept."""
-    _recorder["lines"] = []
-    _recorder["path"] = Path(path) if path else None
+    flush_recording()
+    _recorder.update(lines=[], written=0, path=Path(path) if path else None)
     resultfile._context["notebook"] = notebook if path else None
     if path and Path(path).exists():
         try:
             _recorder["lines"] = [json.dumps(r) for r in resultfile.read_records(path)]
+            _recorder["written"] = len(_recorder["lines"])
         except BenchlibError:
             pass  # an unreadable old file is replaced
+    if path and not _recorder["atexit"]:
+        atexit.register(flush_recording)
+        _recorder["atexit"] = True
+
+
+def flush_recording() -> None:
+    """Rewrite the recording's result file (atomically) if it is behind."""
+    path, lines = _recorder["path"], _recorder["lines"]
+    if path is None or _recorder["written"] == len(lines):
+        return
+    head = json.dumps({"schema_version": resultfile.SCHEMA_VERSION, "format": resultfile.FORMAT,
+                       "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")})
+    resultfile.write_text_atomic(path, head[:-1] + ', "results": [\n' + ",\n".join(lines) + "\n]}\n")
+    _recorder["written"], _recorder["at"] = len(lines), time.monotonic()
 
 
 def record_result(result) -> None:
-    """Called by the harness for every result: append it to the recording."""
-    path = _recorder["path"]
-    if path is None:
+    """Called by the harness for every result: add it to the recording.  The
+    file is rewritten after each of the first 20 results, then at most every
+    REWRITE_EVERY_S seconds and at exit (a notebook with hundreds of results
+    would otherwise rewrite megabytes between measurements)."""
+    if _recorder["path"] is None:
         return
     _recorder["lines"].append(resultfile.dumps_record(result))
-    head = json.dumps({"schema_version": resultfile.SCHEMA_VERSION, "format": resultfile.FORMAT,
-                       "created": result.timestamp})
-    text = head[:-1] + ', "results": [\n' + ",\n".join(_recorder["lines"]) + "\n]}\n"
-    resultfile.write_text_atomic(path, text)
+    if len(_recorder["lines"]) <= 20 or time.monotonic() - _recorder["at"] >= REWRITE_EVERY_S:
+        flush_recording()
 
 
 def notebook_output_dir(output_dir: str | os.PathLike | None, notebook: str) -> Path:

@@ -122,3 +122,20 @@ def test_notebook_output_dir_records_every_result(tmp_path):
     assert not list(out.glob(".*tmp"))  # no temporary file left
     benchlib.run("syscall", profile="smoke")  # recording stopped
     assert len(resultfile.read_records(out / "results.json")) == 3
+
+
+def test_recording_is_throttled_after_20_results_and_flushed(tmp_path, monkeypatch):
+    from benchlib import store
+
+    rec = resultfile.read(DATA / "store-v0.jsonl")[0]
+    monkeypatch.setattr(store, "REWRITE_EVERY_S", 1e9)
+    path = tmp_path / "results.json"
+    try:
+        record_to(path, "demo")
+        for _ in range(30):
+            store.record_result(rec)
+        assert len(resultfile.read_records(path)) == 20  # the file lags behind...
+        store.flush_recording()
+        assert len(resultfile.read_records(path)) == 30  # ...until flushed (at exit, or here)
+    finally:
+        record_to(None)
