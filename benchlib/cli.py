@@ -175,6 +175,9 @@ def cmd_compare(args) -> int:
           f"{summ['no difference']} no difference ({100 * summ['no_difference_fraction']:.0f}%), "
           f"{summ['faster']} faster, {summ['slower']} slower, {summ['inconclusive']} inconclusive "
           "(B against A; ratio = median B / median A, 95% bootstrap interval)")
+    if summ["stable_on_both_sides"] and summ["stable_on_both_sides"] < summ["compared"]:
+        print(f"of the {summ['stable_on_both_sides']} stable on both sides: "
+              f"{100 * summ['no_difference_fraction_stable']:.0f}% no difference")
     if summ["differing_with_an_unstable_side"]:
         print(f"{summ['differing_with_an_unstable_side']} of the {summ['faster'] + summ['slower']} "
               "differences involve a result flagged unstable (see --json, note)")

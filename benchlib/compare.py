@@ -206,14 +206,19 @@ def compare_pair(a, spec_a: str, b, spec_b: str, margin: float = 0.05) -> pd.Dat
 
 
 def summary(df: pd.DataFrame) -> dict:
-    """Counts of each verdict and the fraction with no difference."""
+    """Counts of each verdict, the fraction with no difference (of all rows,
+    and of the rows whose results were stable on both sides)."""
     counts = {v: int((df["verdict"] == v).sum()) for v in
               ("no difference", "faster", "slower", "inconclusive")}
     n = len(df)
     differ = df["verdict"].isin(["faster", "slower"])
+    stable = df[df["stable_a"] & df["stable_b"]]
     return {"compared": n, **counts,
             "no_difference_fraction": counts["no difference"] / n if n else None,
-            "differing_with_an_unstable_side": int((differ & (df["note"] != "")).sum())}
+            "differing_with_an_unstable_side": int((differ & (df["note"] != "")).sum()),
+            "stable_on_both_sides": len(stable),
+            "no_difference_fraction_stable": float((stable["verdict"] == "no difference").mean())
+            if len(stable) else None}
 
 
 def plot_compare(df: pd.DataFrame, ax=None, title: str | None = None):
