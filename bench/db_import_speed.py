@@ -3,8 +3,9 @@
 
     flock /work/cpu.lock python bench/db_import_speed.py [--samples 100000] [--db URL]
 
-Writes store files of simulated results (shaped as Result.to_dict(): every
-sample and its per-sample arrays, a full machine description) into a
+Writes store files of simulated results (versioned records as a notebook
+writes them: every sample and its per-sample arrays, the noise diagnostics
+computed from the samples, a full machine description) into a
 temporary folder, then times ``benchlib.db.import_paths`` into a fresh
 database (SQLite in the same temporary folder unless --db is given) and a
 second, idempotent import of the same folder.  The target is 100,000
@@ -23,13 +24,14 @@ from pathlib import Path
 
 def _records(n_results: int, per_result: int, seed: int = 1):
     from benchlib.metadata import machine_info
+    from benchlib.resultfile import upgrade
 
     m = machine_info()
     rng = random.Random(seed)
     for i in range(n_results):
         s = [1.0 + rng.random() for _ in range(per_result)]
         srt = sorted(s)
-        yield {"benchmark": "syscall", "params": {"op": "getppid", "cpu": i}, "value": srt[per_result // 2],
+        yield upgrade({"benchmark": "syscall", "params": {"op": "getppid", "cpu": i}, "value": srt[per_result // 2],
                "unit": "us", "min": srt[0], "median": srt[per_result // 2], "max": srt[-1],
                "mean": sum(s) / per_result, "stdev": 0.0, "rel_iqr": 0.0, "best": srt[0],
                "n_samples": per_result, "median_cycles": None, "median_clock_ghz": None,
@@ -38,7 +40,7 @@ def _records(n_results: int, per_result: int, seed: int = 1):
                "iterations_per_sample": 1000, "placement": {"cpu_first": 0, "cpu_last": 0},
                "clock_resolution_ns": 20.0, "overhead_ns": 1.0, "calibration_s": 0.0,
                "profile": "simulated", "machine": m, "timestamp": m["timestamp"], "counts": "",
-               "extras": {"simulated": True}}
+               "extras": {"simulated": True}})  # v1: diagnostics computed from the samples
 
 
 def main(argv=None) -> int:

@@ -18,7 +18,6 @@ another computer.  The numbers are measured, never edited."""
 from __future__ import annotations
 
 import argparse
-import json
 import multiprocessing as mp
 import os
 import sys
@@ -43,6 +42,7 @@ def main(argv=None) -> int:
     ap.add_argument("--condition", choices=CONDITIONS, required=True)
     ap.add_argument("--out", type=Path, default=REPO / "data" / "class")
     args = ap.parse_args(argv)
+    from benchlib import resultfile
     from benchlib.classroom import measure_core
 
     profile, cpu, words = CONDITIONS[args.condition]
@@ -61,15 +61,16 @@ def main(argv=None) -> int:
             load.join()
     host = results[0].machine["hostname"]
     args.out.mkdir(parents=True, exist_ok=True)
-    path = args.out / f"recorded-here_{host}_{args.condition}.jsonl"
-    with open(path, "w") as f:
-        for r in results:
-            d = r.to_dict()
-            d["machine"] = {**d["machine"], "hostname": f"{host}~{args.condition}",
-                            "recorded_condition": words,
-                            "recorded_note": "test data: recorded on this project's development "
-                                             "machine by bench/record_class_examples.py, not another computer"}
-            f.write(json.dumps(d, default=float) + "\n")
+    path = args.out / f"recorded-here_{host}_{args.condition}.results.json"
+    records = []
+    for r in results:
+        d = resultfile.to_record(r)
+        d["machine"] = {**d["machine"], "hostname": f"{host}~{args.condition}",
+                        "recorded_condition": words,
+                        "recorded_note": "test data: recorded on this project's development "
+                                         "machine by bench/record_class_examples.py, not another computer"}
+        records.append(d)
+    resultfile.write(path, records)
     for r in results:
         print(r)
     print(f"wrote {path}")

@@ -81,13 +81,18 @@ def build_class_database(output_dir: str | Path, profile: str, recorded=None) ->
     engine = bdb.open_db(url)
     try:
         files = [out / "this_machine"] + list(recorded if recorded is not None
-                                              else sorted(RECORDED_DIR.glob("*.jsonl")))
+                                              else recorded_files())
         report = bdb.import_paths(engine, files)
     finally:
         engine.dispose()
     if report.skipped:
         raise RuntimeError("; ".join(f"{f.path}: {f.error}" for f in report.skipped))
     return url
+
+
+def recorded_files() -> list[Path]:
+    """The example result files shipped in data/class/ (recorded here)."""
+    return sorted(RECORDED_DIR.glob("recorded-here_*.results.json"))
 
 
 # -- machines -----------------------------------------------------------------

@@ -51,12 +51,15 @@ def write_store(path: Path, recs: list[dict]) -> Path:
 
 
 def simulated_tree(root: Path, n_files: int = 8, per_file: int = 5, n: int = 7) -> dict:
-    """n_files store files over three machines; returns the known counts."""
+    """n_files store files over three machines, in the versioned format;
+    returns the known counts."""
+    from benchlib.resultfile import upgrade
+
     hosts = [machine(f"host{i}", cpu=f"CPU model {i}") for i in range(3)]
     total_samples = 0
     for f in range(n_files):
         m = hosts[f % 3]
-        recs = [record("syscall", {"op": "getppid", "cpu": k}, m, n + k, seed=100 * f + k)
+        recs = [upgrade(record("syscall", {"op": "getppid", "cpu": k}, m, n + k, seed=100 * f + k))
                 for k in range(per_file)]
         total_samples += sum(len(r["samples"]) for r in recs)
         write_store(root / f"run{f}" / "store" / f"{m['hostname']}.jsonl", recs)

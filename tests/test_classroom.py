@@ -2,8 +2,6 @@
 and the recorded example files' labels."""
 from __future__ import annotations
 
-import json
-
 import pandas as pd
 import pytest
 
@@ -71,16 +69,18 @@ def test_class_results_and_paper_rows():
 
 
 def test_recorded_files_are_labelled_as_recorded_here():
-    files = sorted(cl.RECORDED_DIR.glob("*.jsonl"))
+    from benchlib import resultfile
+
+    files = cl.recorded_files()
     assert len(files) >= 2
     conditions = set()
     for f in files:
         assert f.name.startswith("recorded-here_")
-        recs = [json.loads(line) for line in f.read_text().splitlines() if line.strip()]
+        recs = resultfile.read_records(f)  # valid result files
         assert {r["benchmark"] for r in recs} == {b for b, _ in cl.core_points()}
         for r in recs:
             assert "test data" in r["machine"]["recorded_note"]
-            assert r["machine"]["hostname"].endswith("~" + f.stem.rsplit("_", 1)[-1])
+            assert r["machine"]["hostname"].endswith("~" + f.name.split(".")[0].rsplit("_", 1)[-1])
             assert len(r["samples"]) == r["n_samples"] > 0
         conditions.add(recs[0]["machine"]["recorded_condition"])
     assert len(conditions) == len(files)  # each file a different condition

@@ -108,9 +108,8 @@ def test_concurrent_importers_lose_and_double_nothing(db_url, tmp_path):
     """4 processes import the same 8 files at once, each in its own order."""
     known = simulated_tree(tmp_path / "tree", n_files=8)
     files = sorted(str(p) for p in (tmp_path / "tree").rglob("*.jsonl"))
-    bdb.open_db(db_url).dispose()  # not required, but the race on creation is tested below too
-    fresh = db_url if db_url.startswith("postgresql") else f"sqlite:///{tmp_path / 'fresh.sqlite'}"
-    for url in {db_url, fresh}:
+    # SQLite: a file that does not exist yet, so the four also race to create it
+    for url in [db_url if db_url.startswith("postgresql") else f"sqlite:///{tmp_path / 'new.sqlite'}"]:
         procs = [subprocess.Popen([sys.executable, "-m", "benchlib.cli", "db", "import", "-q",
                                    "--db", url, *(files[k:] + files[:k])],
                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -220,3 +219,75 @@ def test_db_list_shows_machines_and_runs(tmp_path):
     assert data["counts"]["results"] == 15 and data["counts"]["machines"] == 3
     assert sorted({run["hostname"] for run in data["runs"]}) == ["host0", "host1", "host2"]
     assert sum(run["samples"] for run in data["runs"]) == data["counts"]["samples"]
+
+
+def test_versioned_result_files_and_notebook_folders(db_url, tmp_path):
+    """A notebook's output folder holds each measurement twice (results.json
+    and its store line): one row each, the same DataFrame as from the files,
+    the run named after the notebook, the noise diagnostics in columns."""
+    from benchlib import resultfile
+
+    m = machine("nbhost")
+    recs = [resultfile.upgrade(record("syscall", {"op": "getppid", "cpu": k}, m, 9, seed=k))
+            for k in range(4)]
+    for r in recs:
+        r["provenance"].update(notebook="00_quickstart", git_commit="abc1234")
+    run = tmp_path / "nbhost-20261123-170000"
+    resultfile.write(run / "00_quickstart" / "results.json", recs)
+    write_store(run / "00_quickstart" / "store" / "nbhost.jsonl", recs)
+    resultfile.write(tmp_path / "other.results.json",
+                     [resultfile.upgrade(record("bcopy", {"size_bytes": 4096}, m, 5, seed=99))])
+    engine = bdb.open_db(db_url)
+    rep = bdb.import_paths(engine, [run, tmp_path / "other.results.json"])
+    runs = bdb.runs_table(engine)
+    with engine.connect() as conn:
+        ci = conn.execute(sa.select(schema.T["results"].c.ci_low, schema.T["results"].c.ci_high,
+                                    schema.T["results"].c.stable)).all()
+    engine.dispose()
+    assert [f.results_added for f in rep.files] == [4, 0, 1], rep.files  # results.json, then the store
+    assert rep.files[1].results_present == 4
+    nb_run = runs[runs["producer"] == "notebook 00_quickstart"].iloc[0]
+    assert nb_run["label"] == "nbhost-20261123-170000" and nb_run["git_commit"] == "abc1234"
+    assert all(lo is not None and lo <= hi for lo, hi, _ in ci)
+    assert {s for _, _, s in ci} <= {True, False} and len(ci) == 5
+    from_files, from_db = benchlib.load_results(run), benchlib.load_results(db=db_url)
+    assert list(from_db["record"][:4]) == list(from_files["record"])  # upgraded, validated, whole
+    assert list(from_db["stable"][:4]) == list(from_files["stable"])
+
+
+def test_invalid_versioned_file_is_named_and_skipped(tmp_path):
+    from benchlib import resultfile
+
+    good = resultfile.upgrade(record("syscall", {"op": "getppid"}, machine("h"), 5, seed=1))
+    resultfile.write(tmp_path / "in" / "good.results.json", [good])
+    bad = dict(good)
+    del bad["unit"]
+    doc = resultfile.document([good])
+    doc["results"].append(bad)
+    (tmp_path / "in" / "bad.results.json").write_text(json.dumps(doc))
+    url = str(tmp_path / "v.sqlite")
+    r = _cli("db", "import", str(tmp_path / "in"), "--db", url)
+    assert r.returncode == 1 and "Traceback" not in r.stderr
+    assert f"skipped {tmp_path / 'in' / 'bad.results.json'}: not a valid benchlib result" in r.stderr
+    engine = bdb.open_db(url)
+    assert bdb.counts(engine)["results"] == 1  # the good file, and nothing of the bad one
+    engine.dispose()
+
+
+@pytest.mark.parametrize("fast", [True, False], ids=["fastjsonschema", "jsonschema"])
+def test_both_validators_refuse_the_same_record(fast, tmp_path, monkeypatch):
+    from benchlib import resultfile
+    from benchlib.db import importer
+
+    if not fast:
+        monkeypatch.setattr(importer, "_fast_record_check", lambda: None)
+    elif importer._fast_record_check() is None:
+        pytest.skip("fastjsonschema is not installed")
+    good = resultfile.upgrade(record("syscall", {"op": "getppid"}, machine("h"), 5, seed=1))
+    write_store(tmp_path / "good.jsonl", [good])
+    assert len(importer.read_records(tmp_path / "good.jsonl")[0]) == 1
+    bad = json.loads(json.dumps(good))
+    bad["samples"][2] = "fast"
+    write_store(tmp_path / "bad.jsonl", [good, bad])
+    with pytest.raises(bdb.records.BadRecord, match=r"^line 2: not a valid benchlib result record at samples/2"):
+        importer.read_records(tmp_path / "bad.jsonl")

@@ -69,7 +69,8 @@ def test_playbook_on_localhost_lands_results_in_the_database(tmp_path):
     recs = bdb.load_records(engine)
     engine.dispose()
     assert list(runs["hostname"]) == [socket.gethostname()]
-    assert list(runs["producer"]) == ["notebook 00_quickstart"]
+    assert len(runs) == 1 and runs["producer"][0].startswith("notebook ")
+    assert "quickstart" in runs["producer"][0]
     assert list(runs["profile"]) == ["smoke"]
     assert runs["label"][0].startswith("localhost-")  # the run folder the playbook named
     assert {rec["benchmark"] for rec in recs} >= {"syscall", "pipe_latency"}

@@ -8,7 +8,8 @@ by any process, is one row:
   caches); kernel, compiler and versions belong to the run;
 - run: the machine, profile, producer (command or notebook), label (the
   reproduction folder) and the software environment;
-- result: the whole record, canonical JSON.
+- result: what was measured, when, its samples and the machine (a notebook's
+  results.json and its store line hold the same measurement: one row).
 """
 from __future__ import annotations
 
@@ -82,16 +83,31 @@ def machine_row(machine: dict) -> dict:
 
 
 def run_row(rec: dict, machine_key: str, producer: str, label: str) -> dict:
+    """The run a record belongs to.  A versioned record names its notebook or
+    command and git commit (``provenance``); a store line written before
+    that is placed by its path (``provenance_from_path``)."""
     m = rec["machine"]
     env = {k: v for k, v in m.items() if k not in MACHINE_IDENTITY and k not in MACHINE_DYNAMIC}
-    producer = rec.get("producer") or producer
-    label = rec.get("run_label") or label
-    git_commit = rec.get("git_commit") or m.get("git_commit")
+    prov = rec.get("provenance") if isinstance(rec.get("provenance"), dict) else {}
+    if prov.get("notebook"):
+        producer = f"notebook {prov['notebook']}"
+    elif prov.get("command"):
+        producer = str(prov["command"])
+    git_commit = prov.get("git_commit")
     ident = [machine_key, rec.get("profile"), producer, label, git_commit, env]
     return {"run_key": sha256(canonical(ident)), "profile": rec.get("profile"),
             "producer": producer, "label": label, "kernel": m.get("kernel"),
             "benchlib_version": m.get("benchlib_version"), "git_commit": git_commit,
             "environment": canonical(env)}
+
+
+def result_key(rec: dict) -> str:
+    """One measurement, wherever it was stored (a notebook's results.json and
+    its store line hold the same one): what was measured, when, its samples,
+    and the machine."""
+    ident = [rec["benchmark"], rec["params"], rec.get("timestamp"), rec["samples"],
+             machine_row(rec["machine"])["machine_key"]]
+    return sha256(canonical(ident))
 
 
 def _float(x):
@@ -110,12 +126,10 @@ def result_rows(rec: dict) -> tuple[dict, list[dict]]:
              if isinstance(rec.get(k), list) and len(rec[k]) == n
              and all(v is None or _number(v) for v in rec[k])]
     kept = {k: v for k, v in rec.items() if k not in moved}
-    noise = rec.get("noise") if isinstance(rec.get("noise"), dict) else {}
-    ci = noise.get("median_ci") or rec.get("median_ci")
-    reasons = noise.get("unstable_reasons", rec.get("unstable_reasons"))
-    stable = noise.get("stable", rec.get("stable"))
+    diag = rec.get("diagnostics") if isinstance(rec.get("diagnostics"), dict) else {}
+    ci, reasons, stable = diag.get("median_ci95"), diag.get("unstable_reasons"), diag.get("stable")
     row = {
-        "result_key": sha256(canonical(rec)),
+        "result_key": result_key(rec),
         "benchmark": rec["benchmark"],
         "params": canonical(rec["params"]),
         "unit": rec.get("unit"),
