@@ -17,14 +17,16 @@ import pandas as pd
 
 REPO = Path(__file__).resolve().parents[1]
 RECORDED_DIR = REPO / "data" / "class"
-NOISY_REL_IQR = 0.10       # a result whose interquartile range exceeds 10% of its median
-NOISY_SHARE = 0.25         # a machine is noisy when a quarter of its results are
-THROTTLE_CLOCK_SPREAD = 0.10  # core clock moving by more than 10% across a result's samples
+NOISY_SHARE = 0.25  # a machine is noisy when a quarter of its results are unstable for noise
+NOISE_REASONS = ("spread", "steal")  # of the noise diagnostics' reasons (benchlib.analysis.noise)
+CLOCK_REASON = "clock_moved"
 
 
 @dataclass(frozen=True)
 class Comparison:
-    """One benchmark of the class set and the paper columns it stands beside."""
+    """One benchmark of the class set (``name``) and a paper column it
+    stands beside (``label``)."""
+    name: str
     label: str
     benchmark: str
     params: dict
@@ -36,18 +38,19 @@ class Comparison:
     higher_is_better: bool = False
 
 
+_SYSCALL, _PIPE = "null system call (getppid)", "pipe round trip, one CPU"
 CORE = (
-    Comparison("null system call (getppid)", "syscall", {"op": "getppid"}, "us",
+    Comparison(_SYSCALL, "null system call", "syscall", {"op": "getppid"}, "us",
                "lmbench1996", "table_null_syscall", "null_syscall_us"),
-    Comparison("pipe round trip, one CPU", "pipe_latency", {"placement": "same_cpu"}, "us",
+    Comparison(_PIPE, "pipe latency", "pipe_latency", {"placement": "same_cpu"}, "us",
                "lmbench1996", "table_pipe_latency", "pipe_us"),
-    Comparison("fork + exit", "process_creation", {"op": "fork_exit", "parent": "small"}, "ms",
-               "lmbench1996", "table_process_creation", "fork_exit_ms"),
-    Comparison("bcopy 8 MiB (libc memcpy)", "bcopy", {"size_bytes": 8 << 20}, "MB/s",
+    Comparison("fork + exit", "fork + exit", "process_creation", {"op": "fork_exit", "parent": "small"},
+               "ms", "lmbench1996", "table_process_creation", "fork_exit_ms"),
+    Comparison("bcopy 8 MiB (libc memcpy)", "bcopy (libc)", "bcopy", {"size_bytes": 8 << 20}, "MB/s",
                "lmbench1996", "table_memory_bandwidth", "bcopy_libc_mb_s", higher_is_better=True),
-    Comparison("getpid (Ousterhout Table 2)", "syscall", {"op": "getppid"}, "us",
+    Comparison(_SYSCALL, "getpid (Table 2)", "syscall", {"op": "getppid"}, "us",
                "ousterhout1990", "table02_getpid", "time_us"),
-    Comparison("cswitch round trip (Ousterhout Table 3)", "pipe_latency", {"placement": "same_cpu"},
+    Comparison(_PIPE, "cswitch round trip (Table 3)", "pipe_latency", {"placement": "same_cpu"},
                "us", "ousterhout1990", "table03_cswitch", "time_ms", paper_scale=1000.0),
 )
 
@@ -113,63 +116,63 @@ def add_machine_columns(df: pd.DataFrame, salt: str | None) -> pd.DataFrame:
 
 
 def _matches(df: pd.DataFrame, c: Comparison) -> pd.Series:
+    """Rows of c's benchmark with c's parameters (other parameters free)."""
     ok = (df["benchmark"] == c.benchmark) & (df["unit"].astype(str).str.replace("µ", "u") == c.unit)
     for k, v in c.params.items():
         if k not in df.columns:
             return pd.Series(False, index=df.index)
-        ok &= df[k].astype(str) == str(v)
+        col = pd.to_numeric(df[k], errors="coerce") if isinstance(v, (int, float)) else df[k]
+        ok &= col == v
     return ok
 
 
+def _distinct(comparisons) -> list[Comparison]:
+    return list({c.name: c for c in comparisons}.values())
+
+
 def class_results(df: pd.DataFrame, comparisons=CORE) -> pd.DataFrame:
-    """One row per machine and comparison: the median of the machine's
-    results (several runs: the median of their medians) and how many."""
+    """One row per machine and benchmark of the class set: the median of
+    the machine's results (several runs: the median of their medians)."""
     rows = []
-    for c in {(c.label.split(" (")[0], c.benchmark, tuple(c.params.items())): c for c in comparisons}.values():
-        sub = df[_matches(df, c)]
-        for m, g in sub.groupby("machine"):
-            rows.append({"benchmark": c.label.split(" (")[0], "unit": c.unit, "machine": m,
+    for c in _distinct(comparisons):
+        for m, g in df[_matches(df, c)].groupby("machine"):
+            rows.append({"benchmark": c.name, "unit": c.unit, "machine": m,
                          "median": float(np.median(g["median"])), "results": len(g),
                          "samples": int(g["n_samples"].sum())})
-    return pd.DataFrame(rows)
+    return pd.DataFrame(rows, columns=["benchmark", "unit", "machine", "median", "results", "samples"])
 
 
 def samples_long(df: pd.DataFrame, comparisons=CORE) -> pd.DataFrame:
     """Every sample of the class set, one row each: benchmark, machine, value."""
     rows = []
-    for c in {(c.benchmark, tuple(c.params.items())): c for c in comparisons}.values():
+    for c in _distinct(comparisons):
         for _, r in df[_matches(df, c)].iterrows():
-            rows.extend({"benchmark": c.label.split(" (")[0], "unit": c.unit,
+            rows.extend({"benchmark": c.name, "unit": c.unit,
                          "machine": r["machine"], "value": v} for v in r["record"]["samples"])
     return pd.DataFrame(rows)
 
 
 def machine_flags(df: pd.DataFrame) -> pd.DataFrame:
-    """Per machine: virtual or not (metadata), noisy (the share of its
-    results whose spread exceeds NOISY_REL_IQR, or that the noise
-    diagnostics marked unstable), throttled (the core clock, probed around
-    each sample, moving by more than THROTTLE_CLOCK_SPREAD within a result),
-    with the figures behind each flag."""
+    """Per machine: virtual or not (its metadata); noisy when at least
+    NOISY_SHARE of its results were marked unstable for spread or steal by
+    the noise diagnostics (pyperf-like thresholds, benchlib.analysis.noise);
+    throttled when the core clock, probed around the samples, moved between
+    the start and the end of a result (the diagnostics' ``clock_moved``).
+    The figures behind each flag are columns."""
     rows = []
     for m, g in df.groupby("machine"):
         recs = list(g["record"])
-        virt = any(bool(r["machine"].get("virtualized")) for r in recs)
-        unstable = [r.get("stable") is False or (r.get("noise") or {}).get("stable") is False
-                    or (r.get("rel_iqr") is not None and r["rel_iqr"] > NOISY_REL_IQR)
-                    for r in recs]
-        spreads = []
-        for r in recs:
-            clk = [x for x in (r.get("clock_ghz") or []) if x]
-            if len(clk) >= 2:
-                spreads.append((max(clk) - min(clk)) / float(np.median(clk)))
-        share = sum(unstable) / len(recs)
-        worst = max(spreads) if spreads else math.nan
+        diags = [r.get("diagnostics") or {} for r in recs]
+        noisy = [any(x in (d.get("unstable_reasons") or []) for x in NOISE_REASONS) for d in diags]
+        changes = [abs(d["clock_change"]) for d in diags if d.get("clock_change") is not None]
+        share = sum(noisy) / len(recs)
         rows.append({"machine": m, "cpu_model": recs[0]["machine"].get("cpu_model"),
                      "cpus": recs[0]["machine"].get("cpus_online"),
-                     "virtual": virt, "hypervisor": recs[0]["machine"].get("hypervisor_hint"),
-                     "results": len(recs), "unstable_share": share, "noisy": share >= NOISY_SHARE,
-                     "max_clock_spread": worst,
-                     "throttled": bool(spreads) and worst > THROTTLE_CLOCK_SPREAD,
+                     "virtual": any(bool(r["machine"].get("virtualized")) for r in recs),
+                     "hypervisor": recs[0]["machine"].get("hypervisor_hint"),
+                     "results": len(recs), "noisy_share": share, "noisy": share >= NOISY_SHARE,
+                     "max_clock_change": max(changes) if changes else math.nan,
+                     "throttled": any(CLOCK_REASON in (d.get("unstable_reasons") or []) for d in diags),
                      "recorded_condition": recs[0]["machine"].get("recorded_condition")})
     return pd.DataFrame(rows)
 
@@ -185,7 +188,7 @@ def against_paper(class_df: pd.DataFrame, c: Comparison) -> pd.DataFrame:
     paper = pd.DataFrame({"system": t[name_col].astype(str),
                           c.unit: pd.to_numeric(t[c.column], errors="coerce") * c.paper_scale})
     paper = paper.dropna().assign(source=f"paper ({c.paper})")
-    ours = class_df[class_df["benchmark"] == c.label.split(" (")[0]]
+    ours = class_df[class_df["benchmark"] == c.name]
     ours = pd.DataFrame({"system": ours["machine"], c.unit: ours["median"], "source": "class"})
     both = pd.concat([paper, ours], ignore_index=True)
     return both.sort_values(c.unit, ascending=not c.higher_is_better, kind="stable").reset_index(drop=True)
@@ -220,7 +223,7 @@ def plot_against_paper(table: pd.DataFrame, c: Comparison, title: str):
     ax.set_yticks(range(len(table)), table["system"], fontsize=7)
     ax.invert_yaxis()
     ax.set_xscale("log")
-    ax.set_xlabel(f"{c.label} ({c.unit}; {'higher' if c.higher_is_better else 'lower'} is better)")
+    ax.set_xlabel(f"{c.name} ({c.unit}; {'higher' if c.higher_is_better else 'lower'} is better)")
     ax.set_title(title, fontsize=9)
     fig.tight_layout()
     return fig

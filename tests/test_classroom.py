@@ -14,10 +14,11 @@ def _frame(recs):
     return pd.DataFrame([result_row(r) for r in recs])
 
 
-def _rec(bench, params, m, value, rel_iqr=0.01, clocks=None, seed=1, unit="us"):
+def _rec(bench, params, m, value, reasons=(), clock_change=0.0, seed=1, unit="us"):
     r = record(bench, params, m, 5, seed=seed)
-    r.update(median=value, value=value, rel_iqr=rel_iqr, unit=unit, samples=[value] * 5)
-    r["clock_ghz"] = clocks if clocks is not None else [3.0] * 5
+    r.update(median=value, value=value, unit=unit, samples=[value] * 5)
+    r["diagnostics"] = {"stable": not reasons, "unstable_reasons": list(reasons),
+                        "clock_change": clock_change}
     return r
 
 
@@ -37,17 +38,17 @@ def test_anonymised_names_are_salted_hashes():
     assert list(cl.add_machine_columns(df, None)["machine"]) == ["quiet", "noisy"]
 
 
-def test_flags_from_metadata_spread_and_clock():
-    recs = [_rec("syscall", {"op": "getppid"}, QUIET, 0.1, seed=1),
-            _rec("bcopy", {"size_bytes": 8 << 20}, QUIET, 9000.0, seed=2, unit="MB/s"),
-            _rec("syscall", {"op": "getppid"}, NOISY, 0.2, rel_iqr=0.30, seed=3),
+def test_flags_from_metadata_and_noise_diagnostics():
+    recs = [_rec("syscall", {"op": "getppid"}, QUIET, 0.1, seed=1, reasons=["too_few_samples"]),
+            _rec("bcopy", {"size_bytes": 8 << 20}, QUIET, 9000.0, seed=2, unit="MB/s", clock_change=0.01),
+            _rec("syscall", {"op": "getppid"}, NOISY, 0.2, reasons=["spread"], seed=3),
             _rec("bcopy", {"size_bytes": 8 << 20}, NOISY, 5000.0, seed=4, unit="MB/s",
-                 clocks=[3.0, 3.0, 2.4, 3.0, 3.0])]
+                 reasons=["clock_moved"], clock_change=-0.2)]
     f = cl.machine_flags(cl.add_machine_columns(_frame(recs), None)).set_index("machine")
     assert not f.loc["quiet", "virtual"] and f.loc["noisy", "virtual"]
-    assert not f.loc["quiet", "noisy"] and f.loc["noisy", "noisy"]
-    assert f.loc["noisy", "unstable_share"] == 0.5
-    assert f.loc["noisy", "max_clock_spread"] == pytest.approx(0.2)
+    assert not f.loc["quiet", "noisy"] and f.loc["noisy", "noisy"]  # too few samples is not noise
+    assert f.loc["noisy", "noisy_share"] == 0.5 and f.loc["quiet", "noisy_share"] == 0.0
+    assert f.loc["noisy", "max_clock_change"] == pytest.approx(0.2)
     assert f.loc["noisy", "throttled"] and not f.loc["quiet", "throttled"]
 
 
@@ -58,7 +59,7 @@ def test_class_results_and_paper_rows():
             _rec("syscall", {"op": "write"}, NOISY, 99.0, seed=4)]  # not in the class set
     df = cl.add_machine_columns(_frame(recs), None)
     t = cl.class_results(df)
-    null = t[t["benchmark"] == "null system call"].set_index("machine")
+    null = t[t["benchmark"] == "null system call (getppid)"].set_index("machine")
     assert null.loc["quiet", "median"] == pytest.approx(0.2) and null.loc["quiet", "results"] == 2
     assert null.loc["noisy", "median"] == 50.0
     c = cl.CORE[0]
@@ -66,6 +67,16 @@ def test_class_results_and_paper_rows():
     assert list(both[c.unit]) == sorted(both[c.unit])  # lower is better: ascending
     assert (both["source"] == "class").sum() == 2 and (both["source"] != "class").sum() >= 5
     assert both.iloc[0]["system"] == "quiet"  # 0.2 us beats every 1996 system
+    assert set(t["benchmark"]) == {"null system call (getppid)"}  # one row per machine, not per paper
+
+
+def test_numeric_parameters_match_across_benchmarks():
+    """size_bytes is a float column once other benchmarks lack it: 8 MiB must still match."""
+    recs = [_rec("syscall", {"op": "getppid"}, QUIET, 0.1, seed=1),
+            _rec("bcopy", {"size_bytes": 8 << 20}, QUIET, 9000.0, seed=2, unit="MB/s"),
+            _rec("bcopy", {"size_bytes": 4096}, QUIET, 50000.0, seed=3, unit="MB/s")]
+    t = cl.class_results(cl.add_machine_columns(_frame(recs), None))
+    assert t.set_index("benchmark").loc["bcopy 8 MiB (libc memcpy)", "median"] == 9000.0
 
 
 def test_recorded_files_are_labelled_as_recorded_here():
