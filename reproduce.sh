@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # benchlib: set up the environment, then reproduce every notebook (default)
 # or run the test suite (--test).  Needs only python3 (3.10+) and a C
-# compiler; uses an active conda environment if there is one, else .venv/.
+# compiler; uses an active conda environment if there is one, else .venv/
+# (or the virtual environment named by $BENCHLIB_VENV).
 #
 #   ./reproduce.sh            every notebook, quick profile -> results/<host>-<time>/
 #   ./reproduce.sh --full     every notebook, full profile
@@ -34,27 +35,29 @@ else
   command -v python3 >/dev/null || { echo "reproduce.sh: python3 not found" >&2; exit 1; }
   python3 -c 'import sys; sys.exit(sys.version_info < (3, 10))' \
     || { echo "reproduce.sh: python3 is $(python3 -V 2>&1); benchlib needs 3.10 or later" >&2; exit 1; }
-  if [ ! -x .venv/bin/python ]; then
-    echo "==> creating .venv"
-    python3 -m venv .venv
+  venv="${BENCHLIB_VENV:-.venv}"   # BENCHLIB_VENV: a virtual environment elsewhere (made if missing)
+  if [ ! -x "$venv/bin/python" ]; then
+    echo "==> creating $venv"
+    python3 -m venv "$venv"
   fi
-  py="$PWD/.venv/bin/python"
+  py="$(cd "$venv" && pwd)/bin/python"
 fi
 command -v "${CC:-cc}" >/dev/null || command -v gcc >/dev/null \
   || { echo "reproduce.sh: no C compiler (cc or gcc) found; benchlib compiles its C core" >&2; exit 1; }
 
 # Reinstall only when the package's sources or requirements changed.
 stamp=".venv-stamp"
+[ -n "${BENCHLIB_VENV:-}" ] && stamp="$BENCHLIB_VENV/.benchlib-stamp"
 [ -n "${CONDA_PREFIX:-}" ] && [ "${CONDA_DEFAULT_ENV:-base}" != "base" ] && stamp="$CONDA_PREFIX/.benchlib-stamp"
 want=$(cat pyproject.toml setup.py benchlib/_build.py benchlib/__init__.py benchlib/csrc/* | cksum)
 have=$(cat "$stamp" 2>/dev/null || true)
 if [ "$want" != "$have" ] || ! "$py" -c 'import benchlib._cbench' 2>/dev/null; then
-  echo "==> installing benchlib and its notebook and test dependencies (log: install.log)"
+  echo "==> installing benchlib and its notebook, test and fleet dependencies (log: install.log)"
   # pip and the build backend print notices that are not ours (an editable
   # install's advice, the machine's index settings): they go to the log,
   # which is shown only if the install fails.
   if ! { "$py" -m pip install --quiet --upgrade pip &&
-         "$py" -m pip install --quiet -e ".[notebooks,test]" &&
+         "$py" -m pip install --quiet -e ".[notebooks,test,fleet]" &&
          "$py" -m ipykernel install --sys-prefix --name benchlib --display-name "Python (benchlib)"; \
        } >install.log 2>&1; then
     cat install.log >&2

@@ -1,12 +1,16 @@
 """The ``benchlib`` command.
 
     benchlib list [--json]
-    benchlib run NAME [-p KEY=VALUE ...] [--profile P] [--samples N] [--json] [--save [DIR]]
+    benchlib run NAME [-p KEY=VALUE ...] [--profile P] [--samples N] [--target-ci F]
+                 [--time-cap S] [--json] [--save [DIR]] [--output FILE]
+    benchlib compare A [B] [--margin M] [--pair SPEC_A SPEC_B] [--self-check] [--json] [--plot PNG]
+    benchlib export SOURCE [--csv FILE] [--samples] [--json FILE]
     benchlib info [--json]
     benchlib results [DIR] [--json]
     benchlib memory [--profile P] [--json] [--csv FILE]
     benchlib fit-memory FILE [--json] [--clock-ghz G]   (our CSV, multichase-style CSV,
                                                        or lat_mem_rd text output)
+    benchlib db import PATH... [--db URL] | benchlib db list [--db URL] [--json]
 
 A value with commas (``-p size_bytes=4k,64k,1M``) runs every combination.
 Bad input prints one line naming the valid choices and exits 2; Ctrl-C
@@ -61,24 +65,42 @@ def cmd_list(args) -> int:
     return 0
 
 
+def unstable_line(r) -> str:
+    """One line saying why a result is not to be trusted."""
+    params = " ".join(f"{k}={v}" for k, v in r.params.items())
+    return (f"{r.benchmark} {params}: unstable ({'; '.join(r.diagnostics['unstable_detail'])}); "
+            "rerun on a quieter machine or with more samples")
+
+
 def cmd_run(args) -> int:
-    from .harness import expand_grid, get_profile, run
+    from .harness import adaptive_profile, expand_grid, get_profile, run
     from .registry import get_benchmark
     from .store import save_results
 
+    from . import resultfile
+
     bench = get_benchmark(args.name)
     get_profile(args.profile)
+    adaptive_profile(args.profile, args.target_ci, args.time_cap)  # checks both
     points = expand_grid(_parse_kv(args.param))
     for p in points:  # validate every point before measuring any
         bench.resolve(p)
+    done = []
     for p in points:
-        r = run(args.name, p, profile=args.profile, n_samples=args.samples)
+        r = run(args.name, p, profile=args.profile, n_samples=args.samples,
+                target_rel_ci=args.target_ci, time_cap_s=args.time_cap)
+        done.append(r)
         if args.save is not None:
             save_results([r], args.save)
+        if args.output:
+            resultfile.write(args.output, done)
+        if r.diagnostics.get("stable") is False:
+            print(f"benchlib: warning: {unstable_line(r)}", file=sys.stderr, flush=True)
         if args.json:
             d = r.to_dict() if args.all else {"benchmark": r.benchmark, "params": r.params,
                                                **r.summary(), "samples": r.samples,
-                                               "placement": r.placement, "extras": r.extras}
+                                               "placement": r.placement, "extras": r.extras,
+                                               "diagnostics": r.diagnostics}
             print(json.dumps(d, default=float), flush=True)
         else:
             print(r, flush=True)
@@ -114,6 +136,89 @@ def cmd_results(args) -> int:
     else:
         cols = [c for c in df.columns if c not in ("record",) and not c.startswith("machine.")]
         print(df[cols + ["machine.hostname"]].to_string(index=False))
+    return 0
+
+
+def cmd_compare(args) -> int:
+    from . import compare as bc
+
+    if args.self_check:
+        if args.b is not None:
+            raise BenchlibError("--self-check takes one source (it compares each result's halves)")
+        df = bc.self_check(args.a, args.margin)
+    elif args.pair:
+        df = bc.compare_pair(args.a, args.pair[0], args.b or args.a, args.pair[1], args.margin)
+    else:
+        if args.b is None:
+            raise BenchlibError("compare needs two sources, A and B (or --self-check A)")
+        df = bc.compare(args.a, args.b, args.margin)
+    if df.empty:
+        raise BenchlibError("no benchmark with the same parameters in both A and B")
+    summ = bc.summary(df)
+    if args.plot:
+        fig = bc.plot_compare(df)
+        try:
+            fig.savefig(args.plot, dpi=120)
+        except OSError as exc:
+            raise BenchlibError(f"cannot write {args.plot}: {exc.strerror}") from None
+    if args.json:
+        print(json.dumps({"summary": summ, "only_a": df.attrs.get("only_a", []),
+                          "only_b": df.attrs.get("only_b", []),
+                          "rows": json.loads(df.to_json(orient="records"))}, indent=1))
+        return 0
+    show = df.assign(interval=[f"[{lo:.3f}, {hi:.3f}]" for lo, hi in
+                               zip(df["ratio_ci95_lo"], df["ratio_ci95_hi"])])
+    cols = ["benchmark", "params", "median_a", "median_b", "unit", "ratio", "interval",
+            "p_value", "verdict"]
+    with __import__("pandas").option_context("display.width", 200, "display.max_colwidth", 60,
+                                             "display.float_format", "{:.4g}".format):
+        print(show[cols].to_string(index=False))
+    print(f"\n{summ['compared']} compared at margin {100 * args.margin:g}%: "
+          f"{summ['no difference']} no difference ({100 * summ['no_difference_fraction']:.0f}%), "
+          f"{summ['faster']} faster, {summ['slower']} slower, {summ['inconclusive']} inconclusive "
+          "(B against A; ratio = median B / median A, 95% bootstrap interval)")
+    if summ["stable_on_both_sides"] and summ["stable_on_both_sides"] < summ["compared"]:
+        print(f"of the {summ['stable_on_both_sides']} stable on both sides: "
+              f"{100 * summ['no_difference_fraction_stable']:.0f}% no difference")
+    if summ["differing_with_an_unstable_side"]:
+        print(f"{summ['differing_with_an_unstable_side']} of the {summ['faster'] + summ['slower']} "
+              "differences involve a result flagged unstable (see --json, note)")
+    for side in ("only_a", "only_b"):
+        if df.attrs.get(side):
+            print(f"{len(df.attrs[side])} only in {side[-1].upper()} (not compared)")
+    return 0
+
+
+def cmd_export(args) -> int:
+    from . import resultfile
+    from .store import load_results
+
+    if not args.csv and not args.json:
+        raise BenchlibError("export needs --csv FILE (or -) and/or --json FILE")
+    recs = resultfile.load_records(args.source)
+    if not recs:
+        raise BenchlibError(f"no results in {args.source}")
+    if args.json:
+        resultfile.write(args.json, recs)
+    if args.csv:
+        import pandas as pd
+
+        if args.samples:
+            df = pd.DataFrame([{"benchmark": r["benchmark"], **r["params"], "unit": r["unit"],
+                                "timestamp": r["timestamp"], "sample": i, "value": x}
+                               for r in recs for i, x in enumerate(r["samples"])])
+        else:
+            df = load_results(args.source).drop(columns=["record"])
+            diag = pd.DataFrame([{"median_ci95_lo": r["diagnostics"]["median_ci95"][0],
+                                  "median_ci95_hi": r["diagnostics"]["median_ci95"][1],
+                                  "unstable_reasons": " ".join(r["diagnostics"]["unstable_reasons"]),
+                                  "git_commit": r["provenance"].get("git_commit")}
+                                 for r in resultfile.load_records(args.source)])
+            df = pd.concat([df, diag], axis=1)
+        try:
+            df.to_csv(sys.stdout if args.csv == "-" else args.csv, index=False)
+        except OSError as exc:
+            raise BenchlibError(f"cannot write {args.csv}: {exc.strerror}") from None
     return 0
 
 
@@ -183,6 +288,12 @@ def build_parser() -> argparse.ArgumentParser:
                    help="a parameter; commas give a list to sweep (repeatable)")
     p.add_argument("--profile", default="quick", help="smoke, quick (default) or full")
     p.add_argument("--samples", type=int, default=None, help="timed samples (overrides the profile)")
+    p.add_argument("--target-ci", type=float, default=None, metavar="F",
+                   help="adaptive: sample until the 95%% interval of the median is within F of it "
+                        "(e.g. 0.03)")
+    p.add_argument("--time-cap", type=float, default=None, metavar="S",
+                   help="adaptive: stop sampling after S seconds (default 30)")
+    p.add_argument("--output", metavar="FILE", help="also write a result file (JSON) here")
     p.add_argument("--json", action="store_true", help="one JSON object per result")
     p.add_argument("--all", action="store_true", help="with --json: include machine metadata")
     p.add_argument("--save", nargs="?", const="results", default=None, metavar="DIR",
@@ -207,10 +318,34 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--stride-bytes", type=int, default=None, help="fit this stride's curve")
     p.set_defaults(func=cmd_fit_memory)
 
+    p = sub.add_parser("compare", help="is B faster than A? ratios, intervals and verdicts")
+    p.add_argument("a", metavar="A", help="result file, store file or directory")
+    p.add_argument("b", metavar="B", nargs="?", help="result file, store file or directory")
+    p.add_argument("--margin", type=float, default=0.05,
+                   help="differences within this fraction count as no difference (default 0.05)")
+    p.add_argument("--pair", nargs=2, metavar=("SPEC_A", "SPEC_B"),
+                   help="compare two named results, e.g. 'pipe_latency placement=same_cpu' "
+                        "'pipe_latency placement=different_cpus' (B defaults to A)")
+    p.add_argument("--self-check", action="store_true",
+                   help="A/A: each result's even samples against its odd samples")
+    p.add_argument("--json", action="store_true")
+    p.add_argument("--plot", metavar="PNG", help="write the ratios figure here")
+    p.set_defaults(func=cmd_compare)
+
+    p = sub.add_parser("export", help="results as CSV or as one result file")
+    p.add_argument("source", help="result file, store file or directory")
+    p.add_argument("--csv", metavar="FILE", help="one row per result (- for stdout)")
+    p.add_argument("--samples", action="store_true", help="with --csv: one row per sample")
+    p.add_argument("--json", metavar="FILE", help="write one result file (schema v1)")
+    p.set_defaults(func=cmd_export)
+
     p = sub.add_parser("results", help="show stored results")
     p.add_argument("dir", nargs="?", default="results")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_results)
+
+    from .db.cli import add_parser as add_db_parser
+    add_db_parser(sub)
     return ap
 
 

@@ -8,7 +8,8 @@ from __future__ import annotations
 import datetime as _dt
 import itertools
 import math
-from dataclasses import asdict, dataclass, field
+import time
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Iterable, Mapping
 
 import numpy as np
@@ -22,18 +23,28 @@ from .registry import Benchmark, get_benchmark
 @dataclass(frozen=True)
 class Profile:
     """How hard to measure.  One sample lasts at least target_sample_ms
-    (calibrated in C); a run stops taking samples after max_total_s."""
+    (calibrated in C); a run stops taking samples after max_total_s.
+
+    Adaptive sampling: with target_rel_ci set, more batches of n_samples
+    (same iteration count, each timed in C) follow the first until the 95%
+    bootstrap interval of the median is within target_rel_ci of it (half-width
+    over median), or time_cap_s has passed, whichever comes first."""
     name: str
     n_samples: int
     n_warmup: int
     target_sample_ms: float
     max_total_s: float
+    target_rel_ci: float | None = None
+    time_cap_s: float | None = None
 
 
 PROFILES: dict[str, Profile] = {
     "smoke": Profile("smoke", n_samples=5, n_warmup=1, target_sample_ms=0.2, max_total_s=0.25),
     "quick": Profile("quick", n_samples=15, n_warmup=2, target_sample_ms=2.0, max_total_s=2.0),
     "full": Profile("full", n_samples=41, n_warmup=3, target_sample_ms=10.0, max_total_s=20.0),
+    # quick's samples, then more until the median is known within 3% (or 30 s)
+    "precise": Profile("precise", n_samples=15, n_warmup=2, target_sample_ms=2.0, max_total_s=2.0,
+                       target_rel_ci=0.03, time_cap_s=30.0),
 }
 
 
@@ -73,6 +84,19 @@ class Result:
     # calibration's confirmed time of one sample at the chosen count (0 when
     # the count was given, or the benchmark calibrates itself)
     calibrated_sample_ns: float = 0.0
+    # noise diagnostics (benchlib.diagnostics) and where the result came from
+    diagnostics: dict = field(default_factory=dict)
+    provenance: dict = field(default_factory=dict)
+
+    @property
+    def stable(self) -> bool | None:
+        """False when the diagnostics found a reason to distrust the figure."""
+        return self.diagnostics.get("stable")
+
+    @property
+    def median_ci95(self) -> tuple[float, float] | None:
+        ci = self.diagnostics.get("median_ci95")
+        return tuple(ci) if ci else None
 
     # -- summary statistics (of the samples, in the reported unit) --
     @property
@@ -159,8 +183,10 @@ class Result:
         params = " ".join(f"{k}={v}" for k, v in self.params.items())
         clock = (f"; {self.median_cycles:,.0f} cycles at {self.median_clock_ghz:.2f} GHz"
                  if self.clock_ghz else "")
+        ci = self.median_ci95
+        ci = f", 95% CI {ci[0]:.4g}-{ci[1]:.4g}" if ci else ""
         return (f"{self.benchmark} {params}: {self.value:.4g} {self.unit} "
-                f"(median of {self.n_samples}; min {self.min:.4g}, max {self.max:.4g}, "
+                f"(median of {self.n_samples}{ci}; min {self.min:.4g}, max {self.max:.4g}, "
                 f"spread {100 * self.rel_iqr:.1f}%{clock})")
 
 
@@ -180,21 +206,21 @@ def _opts(profile: Profile, n_samples: int | None, cpu: int):
     return o
 
 
-def _measure(bench: Benchmark, params: dict, profile: Profile, n_samples: int | None) -> Result:
+def _call(bench: Benchmark, params: dict, profile: Profile, n_samples: int | None,
+          iterations: int = 0, max_total_s: float | None = None):
+    """One call of the C core: (ns, ticks, ghz, info, opts, extras)."""
     from ._native import ffi, lib
 
-    if n_samples is not None and n_samples < 1:
-        raise BenchlibError(f"n_samples must be at least 1; got {n_samples}")
-    if n_samples is None and bench.n_samples_for is not None:
-        n_samples = bench.n_samples_for(params, profile)
     opts = _opts(profile, n_samples, params.get("cpu", -1))
+    opts.iterations = iterations
+    if max_total_s is not None:
+        opts.max_total_ns = max_total_s * 1e9
     n = opts.n_samples
     ns = ffi.new("double[]", n)
     ticks = ffi.new("double[]", n)
     ghz = ffi.new("double[]", n)
     opts.clock_ghz = ghz
     info = ffi.new("bl_info *")
-    machine = machine_info()  # before the run: load average as the run found it
     # every callback returns (return code, facts only the measurement knows)
     rc, measured_extras = bench.measure(params, opts, ns, ticks, info)
     if rc == lib.BL_EINTR:
@@ -204,42 +230,118 @@ def _measure(bench: Benchmark, params: dict, profile: Profile, n_samples: int | 
     if rc != lib.BL_OK:
         raise MeasurementError(f"{bench.name}: {ffi.string(lib.bl_last_error()).decode()}")
     k = info.n_samples
-    raw = [ns[i] for i in range(k)]
+    return ([ns[i] for i in range(k)],
+            [ticks[i] for i in range(k)] if info.has_ticks else None,
+            # a benchmark that times itself (no per-sample probe) sets clock_ghz to NULL
+            [ghz[i] for i in range(k)] if opts.clock_ghz != ffi.NULL else None,
+            info, opts, measured_extras)
+
+
+def _measure(bench: Benchmark, params: dict, profile: Profile, n_samples: int | None) -> Result:
+    from . import diagnostics
+    from .analysis.stats import rel_ci_halfwidth
+    from .resultfile import provenance
+
+    if n_samples is not None and n_samples < 1:
+        raise BenchlibError(f"n_samples must be at least 1; got {n_samples}")
+    if n_samples is None and bench.n_samples_for is not None:
+        n_samples = bench.n_samples_for(params, profile)
+    machine = machine_info()  # before the run: load average as the run found it
+    before = diagnostics.Snapshot()
+    raw, ticks, ghz, info, opts, measured_extras = _call(bench, params, profile, n_samples)
+    first = {"cpu_first": info.cpu_first, "iterations": int(info.iterations),
+             "calibrated_sample_ns": info.calibrated_sample_ns,
+             "overhead_ns": info.overhead_ns, "calibration_ns": info.calibration_ns}
+    migrations, adaptive = info.cpu_migrations, None
+    if profile.target_rel_ci:
+        # more batches at the calibrated iteration count, each timed in C
+        cap = profile.time_cap_s or math.inf
+        batches, reached = 1, False
+        while True:
+            to_unit = [bench.to_unit(x, params) for x in raw]
+            hw = rel_ci_halfwidth(to_unit)
+            reached = hw <= profile.target_rel_ci
+            left = cap - (time.monotonic() - before.t)
+            if reached or left <= 0 or len(raw) >= 100_000:
+                break
+            more = _call(bench, params, profile, n_samples, iterations=first["iterations"],
+                         max_total_s=min(profile.max_total_s, left))
+            raw += more[0]
+            ticks = ticks + more[1] if ticks is not None and more[1] is not None else None
+            ghz = ghz + more[2] if ghz is not None and more[2] is not None else None
+            info = more[3]
+            migrations += info.cpu_migrations
+            batches += 1
+        adaptive = {"target_rel_ci": profile.target_rel_ci, "time_cap_s": profile.time_cap_s,
+                    "batches": batches, "reached": bool(reached), "rel_ci_halfwidth": hw,
+                    "elapsed_s": time.monotonic() - before.t}
+    after = diagnostics.Snapshot()
+    samples = [bench.to_unit(x, params) for x in raw]
+    placement = {"cpu_requested": opts.cpu, "helper_cpu": info.helper_cpu,
+                 "cpu_first": first["cpu_first"], "cpu_last": info.cpu_last,
+                 "cpu_migrations": migrations}
+    diag = diagnostics.diagnose(samples, ghz, placement,
+                                after.since(before, diagnostics.measuring_cpus(placement)))
+    if adaptive:
+        diag["adaptive"] = adaptive
     return Result(
         benchmark=bench.name,
         params=dict(params),
         unit=bench.unit,
         higher_is_better=bench.higher_is_better,
-        samples=[bench.to_unit(x, params) for x in raw],
+        samples=samples,
         ns_per_iteration=raw,
-        tsc_ticks_per_iteration=[ticks[i] for i in range(k)] if info.has_ticks else None,
-        # a benchmark that times itself (no per-sample probe) sets clock_ghz to NULL
-        clock_ghz=[ghz[i] for i in range(k)] if opts.clock_ghz != ffi.NULL else None,
-        iterations_per_sample=int(info.iterations),
-        placement={"cpu_requested": opts.cpu, "helper_cpu": info.helper_cpu,
-                   "cpu_first": info.cpu_first, "cpu_last": info.cpu_last,
-                   "cpu_migrations": info.cpu_migrations},
+        tsc_ticks_per_iteration=ticks,
+        clock_ghz=ghz,
+        iterations_per_sample=first["iterations"],
+        placement=placement,
         clock_resolution_ns=info.clock_resolution_ns,
-        overhead_ns=info.overhead_ns,
-        calibration_s=info.calibration_ns / 1e9,
+        overhead_ns=first["overhead_ns"],
+        calibration_s=first["calibration_ns"] / 1e9,
         profile=profile.name,
         machine=machine,
         timestamp=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
         counts=bench.counts,
         extras={**(bench.extras(info, params) if bench.extras else {}), **measured_extras},
-        calibrated_sample_ns=info.calibrated_sample_ns,
+        calibrated_sample_ns=first["calibrated_sample_ns"],
+        diagnostics=diag,
+        provenance=provenance(),
     )
 
 
+def _recorded(result: Result) -> Result:
+    from .store import record_result
+
+    record_result(result)
+    return result
+
+
+def adaptive_profile(profile: str | Profile, target_rel_ci: float | None = None,
+                     time_cap_s: float | None = None) -> Profile:
+    """``profile`` with adaptive sampling asked for (either argument may be None)."""
+    prof = get_profile(profile)
+    if target_rel_ci is None and time_cap_s is None:
+        return prof
+    if target_rel_ci is not None and not 0 < target_rel_ci < 1:
+        raise BenchlibError(f"target_rel_ci must be between 0 and 1; got {target_rel_ci}")
+    if time_cap_s is not None and not time_cap_s > 0:
+        raise BenchlibError(f"time_cap_s must be > 0; got {time_cap_s}")
+    return replace(prof, target_rel_ci=target_rel_ci or prof.target_rel_ci or 0.03,
+                   time_cap_s=time_cap_s or prof.time_cap_s or 30.0)
+
+
 def run(name: str, params: Mapping[str, Any] | None = None, *, profile: str | Profile = "quick",
-        n_samples: int | None = None, **kwparams) -> Result:
+        n_samples: int | None = None, target_rel_ci: float | None = None,
+        time_cap_s: float | None = None, **kwparams) -> Result:
     """Run one benchmark once and return its Result.
 
     Parameters may be given as a dict, as keywords, or both; values may be
-    strings (``"64k"``) as on the command line."""
+    strings (``"64k"``) as on the command line.  ``target_rel_ci`` (e.g.
+    0.03) and ``time_cap_s`` ask for adaptive sampling (see Profile)."""
     bench = get_benchmark(name)
     resolved = bench.resolve({**(params or {}), **kwparams})
-    return _measure(bench, resolved, get_profile(profile), n_samples)
+    prof = adaptive_profile(profile, target_rel_ci, time_cap_s)
+    return _recorded(_measure(bench, resolved, prof, n_samples))
 
 
 def expand_grid(grid: Mapping[str, Iterable]) -> list[dict]:
@@ -274,7 +376,7 @@ def sweep(name: str, grid: Mapping[str, Iterable], *, profile: str | Profile = "
     rows: list = [None] * len(points)
     with tqdm(order, desc=name, unit="point", disable=not progress, leave=False) as bar:
         for i in bar:
-            r = _measure(bench, points[i], prof, n_samples)
+            r = _recorded(_measure(bench, points[i], prof, n_samples))
             if results is not None:
                 results.append(r)
             if save_dir is not None:

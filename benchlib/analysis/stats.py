@@ -16,3 +16,102 @@ def ratio_summary(ours: float, theirs: float) -> dict:
     """ours / theirs, and whether it lies within the usual 0.85-1.15 band."""
     ratio = ours / theirs
     return {"ours": ours, "theirs": theirs, "ratio": ratio, "within_15pct": 0.85 <= ratio <= 1.15}
+
+
+# ---------------------------------------------------------------- bootstrap
+
+N_BOOTSTRAP = 2000
+
+
+def _rng(seed):
+    return np.random.default_rng(seed)
+
+
+def bootstrap_median_ci(samples: Sequence[float], confidence: float = 0.95,
+                        n_boot: int = N_BOOTSTRAP, seed: int = 0) -> tuple[float, float]:
+    """Percentile bootstrap interval of the median: resample the samples with
+    replacement n_boot times, take the (1-c)/2 and (1+c)/2 quantiles of the
+    resampled medians.  Deterministic for a given seed.  One sample gives a
+    zero-width interval at that sample (nothing to resample)."""
+    x = np.asarray(samples, dtype=float)
+    if x.size == 0:
+        raise ValueError("no samples")
+    if x.size == 1:
+        return float(x[0]), float(x[0])
+    idx = _rng(seed).integers(0, x.size, size=(n_boot, x.size))
+    meds = np.median(x[idx], axis=1)
+    a = (1 - confidence) / 2
+    lo, hi = np.quantile(meds, [a, 1 - a])
+    return float(lo), float(hi)
+
+
+def rel_ci_halfwidth(samples: Sequence[float], confidence: float = 0.95, seed: int = 0) -> float:
+    """Half the bootstrap interval of the median over the median (0.03 = 3%)."""
+    lo, hi = bootstrap_median_ci(samples, confidence, seed=seed)
+    med = float(np.median(samples))
+    return float((hi - lo) / 2 / abs(med)) if med else float("inf")
+
+
+def bootstrap_ratio_ci(a: Sequence[float], b: Sequence[float], confidences=(0.95, 0.90),
+                       n_boot: int = N_BOOTSTRAP, seed: int = 0) -> dict:
+    """median(b) / median(a) and its percentile bootstrap intervals, a and b
+    resampled independently.  Returns {"ratio": r, 0.95: (lo, hi), 0.90: (lo, hi)}."""
+    xa, xb = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    if xa.size == 0 or xb.size == 0:
+        raise ValueError("no samples")
+    rng = _rng(seed)
+    ma = np.median(xa[rng.integers(0, xa.size, size=(n_boot, xa.size))], axis=1)
+    mb = np.median(xb[rng.integers(0, xb.size, size=(n_boot, xb.size))], axis=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratios = mb / ma
+    out: dict = {"ratio": float(np.median(xb) / np.median(xa))}
+    for c in confidences:
+        lo, hi = np.quantile(ratios, [(1 - c) / 2, (1 + c) / 2])
+        out[c] = (float(lo), float(hi))
+    return out
+
+
+def mann_whitney_p(a: Sequence[float], b: Sequence[float]) -> float:
+    """Two-sided Mann-Whitney U p-value (1.0 when every value is the same)."""
+    from scipy.stats import mannwhitneyu
+
+    xa, xb = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    if np.ptp(np.concatenate([xa, xb])) == 0:
+        return 1.0
+    p = float(mannwhitneyu(xa, xb, alternative="two-sided").pvalue)
+    return 1.0 if np.isnan(p) else p
+
+
+# ---------------------------------------------------------------- verdicts
+
+VERDICTS = ("faster", "slower", "no difference", "inconclusive")
+
+
+def equivalence_bounds(margin: float) -> tuple[float, float]:
+    """The ratios counted as "no difference" at a relative margin, symmetric
+    on a log scale: margin 0.05 gives [1/1.05, 1.05]."""
+    if not margin > 0:
+        raise ValueError(f"margin must be > 0; got {margin}")
+    return 1 / (1 + margin), 1 + margin
+
+
+def ratio_verdict(ratio: float, ci95: tuple[float, float], ci90: tuple[float, float],
+                  p_value: float, margin: float, higher_is_better: bool,
+                  alpha: float = 0.05) -> str:
+    """Is B (the numerator) faster or slower than A, or the same within the margin?
+
+    - "no difference": the 90% interval of the ratio lies inside the margin
+      (two one-sided tests at alpha 0.05, TOST, on the ratio);
+    - "faster" / "slower": the 95% interval excludes 1, the Mann-Whitney
+      p-value is below alpha, and the ratio itself lies outside the margin
+      (a difference that is both real and large enough to matter);
+    - "inconclusive": neither (a wide interval, or a real difference smaller
+      than the margin that still cannot be shown to lie inside it)."""
+    lo_eq, hi_eq = equivalence_bounds(margin)
+    if lo_eq <= ci90[0] and ci90[1] <= hi_eq:
+        return "no difference"
+    differs = (ci95[0] > 1 or ci95[1] < 1) and p_value < alpha and not lo_eq <= ratio <= hi_eq
+    if not differs:
+        return "inconclusive"
+    b_larger = ratio > 1
+    return "faster" if b_larger == higher_is_better else "slower"

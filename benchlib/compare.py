@@ -1,0 +1,254 @@
+"""Is B faster than A?  Two sets of results compared benchmark by benchmark.
+
+    import benchlib.compare as bc
+    df = bc.compare("results/host-20261123-1700", "results/host-20261123-1730", margin=0.05)
+    bc.plot_compare(df)
+
+A and B are anything benchlib.resultfile.load_records reads: a result file,
+a store file, a directory searched recursively (a reproduce.sh run folder,
+notebook output folders, a results/ tree), or a list of Results.  Results
+are matched on benchmark and parameters (parameters that name a place, such
+as ``directory``, are ignored: they differ between runs of the same
+workload); several results with the same key on one side are pooled.
+
+Per match: the medians, the ratio median(B) / median(A) with a bootstrap 95%
+interval, a two-sided Mann-Whitney U p-value and a verdict (see
+benchlib.analysis.stats.ratio_verdict): "faster" / "slower" (B against A,
+whichever direction is better for the benchmark), "no difference" (the ratio
+shown to lie within the margin: an equivalence test, TOST on the ratio) or
+"inconclusive".  The samples of one run are not independent of that run's
+conditions, so the interval says how well each run pinned its own median;
+an A/A comparison of two runs shows how far runs move beyond that."""
+from __future__ import annotations
+
+import json
+import os
+from typing import Iterable
+
+import numpy as np
+import pandas as pd
+
+from .analysis.stats import bootstrap_ratio_ci, equivalence_bounds, mann_whitney_p, ratio_verdict
+from .errors import BenchlibError
+from .resultfile import load_records
+
+IGNORED_PARAMS = ("directory",)
+COLUMNS = ["benchmark", "params", "unit", "higher_is_better", "n_a", "n_b", "median_a", "median_b",
+           "ratio", "ratio_ci95_lo", "ratio_ci95_hi", "ratio_ci90_lo", "ratio_ci90_hi", "p_value",
+           "verdict", "stable_a", "stable_b", "note", "margin"]
+
+
+def _params_text(params: dict) -> str:
+    return " ".join(f"{k}={v}" for k, v in params.items() if k not in IGNORED_PARAMS)
+
+
+def _key(rec: dict) -> tuple[str, str]:
+    p = {k: v for k, v in rec.get("params", {}).items() if k not in IGNORED_PARAMS}
+    return rec["benchmark"], json.dumps(p, sort_keys=True, default=str)
+
+
+def _group(records: list[dict]) -> dict[tuple, list[dict]]:
+    out: dict[tuple, list[dict]] = {}
+    for r in records:
+        out.setdefault(_key(r), []).append(r)
+    return out
+
+
+def _check_margin(margin: float) -> float:
+    if not isinstance(margin, (int, float)) or not 0 < margin < 1:
+        raise BenchlibError(f"margin must be a fraction between 0 and 1 (0.05 = 5%); got {margin}")
+    return margin
+
+
+def _records(source) -> list[dict]:
+    if isinstance(source, dict):
+        source = [source]
+    recs = load_records(source)
+    if not recs:
+        raise BenchlibError(f"no results in {source}" if isinstance(source, (str, os.PathLike))
+                            else "no results given")
+    return recs
+
+
+def compare_samples(a: Iterable[float], b: Iterable[float], margin: float = 0.05,
+                    higher_is_better: bool = False) -> dict:
+    """The comparison of two sets of samples: medians, ratio b/a with its
+    95% and 90% bootstrap intervals, Mann-Whitney p-value, verdict."""
+    a, b = np.asarray(list(a), dtype=float), np.asarray(list(b), dtype=float)
+    equivalence_bounds(margin)  # checks the margin
+    ci = bootstrap_ratio_ci(a, b)
+    p = mann_whitney_p(a, b)
+    verdict = ratio_verdict(ci["ratio"], ci[0.95], ci[0.90], p, margin, higher_is_better)
+    return {"n_a": int(a.size), "n_b": int(b.size), "median_a": float(np.median(a)),
+            "median_b": float(np.median(b)), "ratio": ci["ratio"],
+            "ratio_ci95_lo": ci[0.95][0], "ratio_ci95_hi": ci[0.95][1],
+            "ratio_ci90_lo": ci[0.90][0], "ratio_ci90_hi": ci[0.90][1],
+            "p_value": p, "verdict": verdict, "margin": margin}
+
+
+def _row(ra: list[dict], rb: list[dict], margin: float, params_text: str | None = None) -> dict:
+    first = ra[0]
+    units = {r["unit"] for r in ra + rb}
+    if len(units) > 1:
+        raise BenchlibError(f"{first['benchmark']}: cannot compare results in different units "
+                            f"({', '.join(sorted(units))})")
+    sa = [x for r in ra for x in r["samples"]]
+    sb = [x for r in rb for x in r["samples"]]
+    row = {"benchmark": first["benchmark"],
+           "params": params_text if params_text is not None else _params_text(first["params"]),
+           "unit": first["unit"], "higher_is_better": bool(first["higher_is_better"]),
+           **compare_samples(sa, sb, margin, bool(first["higher_is_better"])),
+           "stable_a": all(r["diagnostics"].get("stable") for r in ra),
+           "stable_b": all(r["diagnostics"].get("stable") for r in rb)}
+    notes = []
+    for side, recs in (("A", ra), ("B", rb)):
+        reasons = sorted({x for r in recs for x in r["diagnostics"].get("unstable_reasons", [])})
+        if reasons:
+            notes.append(f"{side} unstable: {', '.join(reasons)}")
+    row["note"] = "; ".join(notes)
+    return row
+
+
+def _frame(rows: list[dict]) -> pd.DataFrame:
+    return pd.DataFrame(rows, columns=COLUMNS)
+
+
+def compare(a, b, margin: float = 0.05) -> pd.DataFrame:
+    """One row per benchmark and parameters found in both A and B (see the
+    module's docstring).  ``df.attrs["only_a"]`` / ``["only_b"]`` list the
+    keys found on one side only."""
+    _check_margin(margin)
+    ga, gb = _group(_records(a)), _group(_records(b))
+    keys = [k for k in ga if k in gb]
+    rows = [_row(ga[k], gb[k], margin) for k in keys]
+    df = _frame(rows)
+    df.attrs["only_a"] = [f"{k[0]} {k[1]}" for k in ga if k not in gb]
+    df.attrs["only_b"] = [f"{k[0]} {k[1]}" for k in gb if k not in ga]
+    df.attrs["margin"] = margin
+    return df
+
+
+def self_check(a, margin: float = 0.05) -> pd.DataFrame:
+    """The A/A sanity check: every result's samples split into two
+    interleaved halves (even and odd samples, so a drift during the run lands
+    in both) and compared.  No row should say "faster" or "slower" beyond
+    the false-positive rate the tests allow."""
+    _check_margin(margin)
+    rows = []
+    for key, recs in _group(_records(a)).items():
+        s = [x for r in recs for x in r["samples"]]
+        if len(s) < 4:
+            continue
+        half_a = [{**recs[0], "samples": s[0::2]}]
+        half_b = [{**recs[0], "samples": s[1::2]}]
+        rows.append(_row(half_a, half_b, margin))
+    df = _frame(rows)
+    df.attrs["margin"] = margin
+    return df
+
+
+def _parse_spec(spec: str) -> tuple[str, dict[str, str]]:
+    words = spec.split()
+    if not words:
+        raise BenchlibError("a --pair side is 'BENCHMARK [KEY=VALUE ...]'; got an empty string")
+    params = {}
+    for w in words[1:]:
+        if "=" not in w:
+            raise BenchlibError(f"a --pair side is 'BENCHMARK [KEY=VALUE ...]'; got {w!r} in {spec!r}")
+        k, v = w.split("=", 1)
+        params[k] = v
+    return words[0], params
+
+
+def _value_matches(have, want: str) -> bool:
+    from .registry import parse_size
+
+    if str(have) == want:
+        return True
+    if isinstance(have, (int, float)) and not isinstance(have, bool):
+        try:
+            return float(want) == have
+        except ValueError:
+            try:
+                return parse_size(want) == have
+            except BenchlibError:
+                return False
+    return False
+
+
+def select(records: list[dict], spec: str) -> list[dict]:
+    """The records that ``spec`` ("BENCHMARK KEY=VALUE ...") names: one
+    parameter set (several records of it are pooled)."""
+    bench, want = _parse_spec(spec)
+    hits = [r for r in records if r["benchmark"] == bench
+            and all(k in r["params"] and _value_matches(r["params"][k], v) for k, v in want.items())]
+    if not hits:
+        raise BenchlibError(f"no result matches {spec!r}")
+    keys = {_key(r) for r in hits}
+    if len(keys) > 1:
+        raise BenchlibError(f"{spec!r} matches {len(keys)} parameter sets; add parameters, e.g. "
+                            f"{bench} {_params_text(hits[0]['params'])}")
+    return hits
+
+
+def compare_pair(a, spec_a: str, b, spec_b: str, margin: float = 0.05) -> pd.DataFrame:
+    """Two named results compared, whatever their parameters (e.g. pipe
+    latency on the same CPU against different CPUs).  One row."""
+    _check_margin(margin)
+    ra, rb = select(_records(a), spec_a), select(_records(b), spec_b)
+    if ra[0]["benchmark"] != rb[0]["benchmark"]:
+        raise BenchlibError(f"cannot compare {ra[0]['benchmark']} with {rb[0]['benchmark']}: "
+                            "different benchmarks")
+    text = f"{_params_text(ra[0]['params'])} -> {_params_text(rb[0]['params'])}"
+    df = _frame([_row(ra, rb, margin, text)])
+    df.attrs["margin"] = margin
+    return df
+
+
+def summary(df: pd.DataFrame) -> dict:
+    """Counts of each verdict, the fraction with no difference (of all rows,
+    and of the rows whose results were stable on both sides)."""
+    counts = {v: int((df["verdict"] == v).sum()) for v in
+              ("no difference", "faster", "slower", "inconclusive")}
+    n = len(df)
+    differ = df["verdict"].isin(["faster", "slower"])
+    stable = df[df["stable_a"] & df["stable_b"]]
+    return {"compared": n, **counts,
+            "no_difference_fraction": counts["no difference"] / n if n else None,
+            "differing_with_an_unstable_side": int((differ & (df["note"] != "")).sum()),
+            "stable_on_both_sides": len(stable),
+            "no_difference_fraction_stable": float((stable["verdict"] == "no difference").mean())
+            if len(stable) else None}
+
+
+def plot_compare(df: pd.DataFrame, ax=None, title: str | None = None):
+    """Ratios of medians (B/A) with their 95% intervals, one row per
+    benchmark, on a log axis; the margin shaded; each row labelled with both
+    medians and the unit.  Returns the figure."""
+    import matplotlib.pyplot as plt
+
+    colours = {"faster": "tab:green", "slower": "tab:red", "no difference": "tab:blue",
+               "inconclusive": "tab:grey"}
+    n = len(df)
+    if ax is None:
+        _, ax = plt.subplots(figsize=(8, 0.32 * n + 1.5))
+    y = np.arange(n)[::-1]
+    for yi, (_, r) in zip(y, df.iterrows()):
+        ax.errorbar(r["ratio"], yi, xerr=[[r["ratio"] - r["ratio_ci95_lo"]],
+                                          [r["ratio_ci95_hi"] - r["ratio"]]],
+                    fmt="o", color=colours[r["verdict"]], ms=4, capsize=2)
+    labels = [f"{r['benchmark']} {r['params']}: {r['median_a']:.4g} -> {r['median_b']:.4g} {r['unit']}"
+              for _, r in df.iterrows()]
+    ax.set_yticks(y, labels, fontsize=7)
+    margin = df.attrs.get("margin", df["margin"].iloc[0] if n else 0.05)
+    lo, hi = equivalence_bounds(margin)
+    ax.axvspan(lo, hi, color="tab:blue", alpha=0.1, label=f"no difference (margin {100 * margin:g}%)")
+    ax.axvline(1, color="k", lw=0.8)
+    ax.set_xscale("log")
+    ax.set_xlabel("ratio of medians B / A (unitless; 95% bootstrap interval)")
+    for v, c in colours.items():
+        ax.plot([], [], "o", color=c, label=v)
+    ax.legend(fontsize=7, loc="best")
+    ax.set_title(title or "B against A, per benchmark")
+    ax.figure.tight_layout()
+    return ax.figure

@@ -1,0 +1,97 @@
+"""The class notebook's helpers on simulated records with known answers,
+and the recorded example files' labels."""
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from benchlib import classroom as cl
+from benchlib.store import result_row
+from db_helpers import machine, record
+
+
+def _frame(recs):
+    return pd.DataFrame([result_row(r) for r in recs])
+
+
+def _rec(bench, params, m, value, reasons=(), clock_change=0.0, seed=1, unit="us"):
+    r = record(bench, params, m, 5, seed=seed)
+    r.update(median=value, value=value, unit=unit, samples=[value] * 5)
+    r["diagnostics"] = {"stable": not reasons, "unstable_reasons": list(reasons),
+                        "clock_change": clock_change}
+    return r
+
+
+QUIET = machine("quiet", cpu="A", virt=False)
+NOISY = machine("noisy", cpu="B", virt=True)
+
+
+def test_anonymised_names_are_salted_hashes():
+    df = _frame([_rec("syscall", {"op": "getppid"}, QUIET, 0.1), _rec("syscall", {"op": "getppid"}, NOISY, 0.2)])
+    a = cl.add_machine_columns(df, "s1")
+    b = cl.add_machine_columns(df, "s1")
+    c = cl.add_machine_columns(df, "s2")
+    assert list(a["machine"]) == list(b["machine"])  # same salt, same names
+    assert set(a["machine"]).isdisjoint(set(c["machine"]))
+    assert all(n.startswith("M-") and len(n) == 8 for n in a["machine"])
+    assert not any("quiet" in n or "noisy" in n for n in a["machine"])
+    assert list(cl.add_machine_columns(df, None)["machine"]) == ["quiet", "noisy"]
+
+
+def test_flags_from_metadata_and_noise_diagnostics():
+    recs = [_rec("syscall", {"op": "getppid"}, QUIET, 0.1, seed=1, reasons=["too_few_samples"]),
+            _rec("bcopy", {"size_bytes": 8 << 20}, QUIET, 9000.0, seed=2, unit="MB/s", clock_change=0.01),
+            _rec("syscall", {"op": "getppid"}, NOISY, 0.2, reasons=["spread"], seed=3),
+            _rec("bcopy", {"size_bytes": 8 << 20}, NOISY, 5000.0, seed=4, unit="MB/s",
+                 reasons=["clock_moved"], clock_change=-0.2)]
+    f = cl.machine_flags(cl.add_machine_columns(_frame(recs), None)).set_index("machine")
+    assert not f.loc["quiet", "virtual"] and f.loc["noisy", "virtual"]
+    assert not f.loc["quiet", "noisy"] and f.loc["noisy", "noisy"]  # too few samples is not noise
+    assert f.loc["noisy", "noisy_share"] == 0.5 and f.loc["quiet", "noisy_share"] == 0.0
+    assert f.loc["noisy", "max_clock_change"] == pytest.approx(0.2)
+    assert f.loc["noisy", "throttled"] and not f.loc["quiet", "throttled"]
+
+
+def test_class_results_and_paper_rows():
+    recs = [_rec("syscall", {"op": "getppid"}, QUIET, 0.1, seed=1),
+            _rec("syscall", {"op": "getppid"}, QUIET, 0.3, seed=2),
+            _rec("syscall", {"op": "getppid"}, NOISY, 50.0, seed=3),
+            _rec("syscall", {"op": "write"}, NOISY, 99.0, seed=4)]  # not in the class set
+    df = cl.add_machine_columns(_frame(recs), None)
+    t = cl.class_results(df)
+    null = t[t["benchmark"] == "null system call (getppid)"].set_index("machine")
+    assert null.loc["quiet", "median"] == pytest.approx(0.2) and null.loc["quiet", "results"] == 2
+    assert null.loc["noisy", "median"] == 50.0
+    c = cl.CORE[0]
+    both = cl.against_paper(t, c)
+    assert list(both[c.unit]) == sorted(both[c.unit])  # lower is better: ascending
+    assert (both["source"] == "class").sum() == 2 and (both["source"] != "class").sum() >= 5
+    assert both.iloc[0]["system"] == "quiet"  # 0.2 us beats every 1996 system
+    assert set(t["benchmark"]) == {"null system call (getppid)"}  # one row per machine, not per paper
+
+
+def test_numeric_parameters_match_across_benchmarks():
+    """size_bytes is a float column once other benchmarks lack it: 8 MiB must still match."""
+    recs = [_rec("syscall", {"op": "getppid"}, QUIET, 0.1, seed=1),
+            _rec("bcopy", {"size_bytes": 8 << 20}, QUIET, 9000.0, seed=2, unit="MB/s"),
+            _rec("bcopy", {"size_bytes": 4096}, QUIET, 50000.0, seed=3, unit="MB/s")]
+    t = cl.class_results(cl.add_machine_columns(_frame(recs), None))
+    assert t.set_index("benchmark").loc["bcopy 8 MiB (libc memcpy)", "median"] == 9000.0
+
+
+def test_recorded_files_are_labelled_as_recorded_here():
+    from benchlib import resultfile
+
+    files = cl.recorded_files()
+    assert len(files) >= 2
+    conditions = set()
+    for f in files:
+        assert f.name.startswith("recorded-here_")
+        recs = resultfile.read_records(f)  # valid result files
+        assert {r["benchmark"] for r in recs} == {b for b, _ in cl.core_points()}
+        for r in recs:
+            assert "test data" in r["machine"]["recorded_note"]
+            assert r["machine"]["hostname"].endswith("~" + f.name.split(".")[0].rsplit("_", 1)[-1])
+            assert len(r["samples"]) == r["n_samples"] > 0
+        conditions.add(recs[0]["machine"]["recorded_condition"])
+    assert len(conditions) == len(files)  # each file a different condition

@@ -1,0 +1,141 @@
+"""The versioned result file: round trip, schema validation, old store lines."""
+import json
+import math
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+import benchlib
+from benchlib import resultfile
+from benchlib.errors import BenchlibError
+from benchlib.store import load_results, notebook_output_dir, record_to, save_results
+
+DATA = Path(__file__).parent / "data" / "results"
+
+
+@pytest.fixture(scope="module")
+def result():
+    return benchlib.run("syscall", op="getppid", profile="smoke")
+
+
+def test_schema_is_valid_json_schema():
+    jsonschema.Draft202012Validator.check_schema(resultfile.schema())
+
+
+def test_round_trip_keeps_every_sample_exactly(result, tmp_path):
+    path = resultfile.write(tmp_path / "r.json", [result])
+    doc = json.loads(path.read_text())
+    jsonschema.validate(doc, resultfile.schema())
+    assert doc["schema_version"] == 1 and doc["format"] == "benchlib-results"
+    back = resultfile.read(path)[0]
+    assert back.samples == result.samples  # exact floats, not rounded
+    assert back.ns_per_iteration == result.ns_per_iteration
+    assert back.params == {"op": "getppid", "cpu": -1} and back.unit == "us"
+    assert back.median == result.median
+    rec = doc["results"][0]
+    assert rec["provenance"]["benchlib_version"] == benchlib.__version__
+    assert rec["machine"]["hostname"] == result.machine["hostname"]
+    assert set(rec["diagnostics"]) >= {"steal_fraction", "involuntary_switches", "cpu_migrations",
+                                       "clock_ghz_before", "clock_ghz_after", "loadavg",
+                                       "median_ci95", "stable", "unstable_reasons"}
+    lo, hi = rec["diagnostics"]["median_ci95"]
+    assert lo <= result.median <= hi
+
+
+def test_nan_is_written_as_null(result, tmp_path):
+    result = resultfile.from_record(resultfile.to_record(result))
+    result.tsc_ticks_per_iteration = [math.nan] * result.n_samples
+    path = resultfile.write(tmp_path / "r.json", [result])
+    text = path.read_text()
+    assert "NaN" not in text
+    assert resultfile.read(path)[0].tsc_ticks_per_iteration == [None] * result.n_samples
+
+
+@pytest.mark.parametrize("breakage, where", [
+    (lambda d: d.pop("schema_version"), r"\(top level\)"),
+    (lambda d: d["results"][0].update(samples=[]), "results/0/samples"),
+    (lambda d: d["results"][0].update(samples=["1.0"]), "results/0/samples/0"),
+    (lambda d: d["results"][0]["diagnostics"].update(stable="yes"), "results/0/diagnostics/stable"),
+    (lambda d: d["results"][0]["provenance"].update(git_commit="not a commit"),
+     "results/0/provenance/git_commit"),
+])
+def test_validation_names_the_broken_field(result, breakage, where):
+    doc = resultfile.document([result])
+    resultfile.validate(doc)
+    breakage(doc)
+    with pytest.raises(BenchlibError, match=f"at {where}"):
+        resultfile.validate(doc)
+
+
+def test_old_store_lines_still_load():
+    """A store file as written before the format was versioned (recorded)."""
+    path = DATA / "store-v0.jsonl"
+    recs = resultfile.read_records(path)
+    assert len(recs) == 2 and all(r["schema_version"] == 1 for r in recs)
+    raw = [json.loads(line) for line in path.read_text().splitlines()]
+    assert "schema_version" not in raw[0] and "diagnostics" not in raw[0]
+    assert recs[0]["samples"] == raw[0]["samples"]
+    d = recs[0]["diagnostics"]
+    assert d["steal_fraction"] is None and d["n_samples"] == len(raw[0]["samples"])
+    assert d["median_ci95"][0] <= raw[0]["median"] <= d["median_ci95"][1]
+    df = load_results(path)
+    assert list(df["benchmark"]) == [r["benchmark"] for r in raw]
+
+
+def test_store_lines_are_records(result, tmp_path):
+    path = save_results([result], tmp_path)
+    line = json.loads(path.read_text().splitlines()[0])
+    resultfile.validate(line, kind="record")
+    assert line["schema_version"] == 1
+
+
+def test_newer_version_is_refused(result, tmp_path):
+    doc = resultfile.document([result])
+    doc["schema_version"] = 99
+    (tmp_path / "r.json").write_text(json.dumps(doc))
+    with pytest.raises(BenchlibError, match="newer than this benchlib"):
+        resultfile.read(tmp_path / "r.json")
+
+
+def test_not_a_result_file(tmp_path):
+    (tmp_path / "x.json").write_text('{"a": 1}')
+    with pytest.raises(BenchlibError, match="not a benchlib result file"):
+        resultfile.read(tmp_path / "x.json")
+    (tmp_path / "y.json").write_text('{"a": ')
+    with pytest.raises(BenchlibError, match="not JSON"):
+        resultfile.read(tmp_path / "y.json")
+
+
+def test_notebook_output_dir_records_every_result(tmp_path):
+    try:
+        out = notebook_output_dir(tmp_path / "nb", "demo")
+        a = benchlib.run("syscall", profile="smoke")
+        save_results([a], out)  # the same measurement in the store: loaded once
+        benchlib.sweep("syscall", {"op": ["getpid", "write"]}, profile="smoke", progress=False)
+    finally:
+        record_to(None)
+    recs = resultfile.read_records(out / "results.json")
+    assert [r["params"]["op"] for r in recs] == ["getpid", "getpid", "write"]
+    assert {r["provenance"]["notebook"] for r in recs} == {"demo"}
+    assert len(resultfile.load_records(out)) == 3  # results.json + store line, deduplicated
+    assert not list(out.glob(".*tmp"))  # no temporary file left
+    benchlib.run("syscall", profile="smoke")  # recording stopped
+    assert len(resultfile.read_records(out / "results.json")) == 3
+
+
+def test_recording_is_throttled_after_20_results_and_flushed(tmp_path, monkeypatch):
+    from benchlib import store
+
+    rec = resultfile.read(DATA / "store-v0.jsonl")[0]
+    monkeypatch.setattr(store, "REWRITE_EVERY_S", 1e9)
+    path = tmp_path / "results.json"
+    try:
+        record_to(path, "demo")
+        for _ in range(30):
+            store.record_result(rec)
+        assert len(resultfile.read_records(path)) == 20  # the file lags behind...
+        store.flush_recording()
+        assert len(resultfile.read_records(path)) == 30  # ...until flushed (at exit, or here)
+    finally:
+        record_to(None)

@@ -1,0 +1,109 @@
+"""Bootstrap intervals, Mann-Whitney, the verdict and the stability flag on
+simulated data with known answers (no live timing)."""
+import numpy as np
+import pytest
+
+from benchlib.analysis import noise
+from benchlib.analysis.stats import (bootstrap_median_ci, bootstrap_ratio_ci, equivalence_bounds,
+                                     mann_whitney_p, ratio_verdict, rel_ci_halfwidth)
+from benchlib.compare import compare_samples
+
+
+def lognormal(rng, n, median=1.0, sigma=0.05):
+    return median * np.exp(rng.normal(0, sigma, n))
+
+
+def test_median_interval_covers_the_true_median_about_95_percent():
+    rng = np.random.default_rng(1)
+    hits = 0
+    for i in range(300):
+        lo, hi = bootstrap_median_ci(lognormal(rng, 41, median=2.0), seed=i)
+        hits += lo <= 2.0 <= hi
+    # the percentile bootstrap of a median is a little liberal at n=41
+    assert 0.88 <= hits / 300 <= 0.99
+
+
+def test_median_interval_narrows_with_more_samples():
+    rng = np.random.default_rng(2)
+    small = rel_ci_halfwidth(lognormal(rng, 15, sigma=0.1))
+    large = rel_ci_halfwidth(lognormal(rng, 1500, sigma=0.1))
+    assert large < small / 4  # ~1/sqrt(n): 10x narrower expected
+    lo, hi = bootstrap_median_ci([3.0])
+    assert lo == hi == 3.0
+
+
+def test_ratio_interval_is_centred_on_the_true_ratio():
+    rng = np.random.default_rng(3)
+    a, b = lognormal(rng, 400, 1.0, 0.02), lognormal(rng, 400, 1.25, 0.02)
+    ci = bootstrap_ratio_ci(a, b)
+    assert ci["ratio"] == pytest.approx(1.25, rel=0.01)
+    assert ci[0.95][0] < 1.25 < ci[0.95][1]
+    assert ci[0.90][0] >= ci[0.95][0] and ci[0.90][1] <= ci[0.95][1]
+
+
+def test_mann_whitney():
+    rng = np.random.default_rng(4)
+    assert mann_whitney_p(rng.normal(0, 1, 50), rng.normal(1, 1, 50)) < 1e-4
+    same = [mann_whitney_p(rng.normal(0, 1, 30), rng.normal(0, 1, 30)) for _ in range(200)]
+    assert 0.02 <= np.mean(np.array(same) < 0.05) <= 0.10  # the nominal 5% false-positive rate
+    assert mann_whitney_p([1.0] * 5, [1.0] * 5) == 1.0
+
+
+@pytest.mark.parametrize("ratio, ci95, ci90, p, hib, expected", [
+    (1.00, (0.98, 1.02), (0.985, 1.015), 0.8, False, "no difference"),
+    (1.30, (1.20, 1.40), (1.22, 1.38), 1e-5, False, "slower"),     # time went up
+    (1.30, (1.20, 1.40), (1.22, 1.38), 1e-5, True, "faster"),      # bandwidth went up
+    (0.70, (0.60, 0.80), (0.62, 0.78), 1e-5, False, "faster"),
+    (1.30, (0.90, 1.70), (0.95, 1.60), 0.2, False, "inconclusive"),  # too wide
+    (1.03, (1.01, 1.06), (1.015, 1.055), 0.01, False, "inconclusive"),  # real, under the margin
+    (1.30, (1.20, 1.40), (1.22, 1.38), 0.2, False, "inconclusive"),  # the rank test disagrees
+])
+def test_verdict_rules(ratio, ci95, ci90, p, hib, expected):
+    assert ratio_verdict(ratio, ci95, ci90, p, 0.05, hib) == expected
+
+
+def test_margin_is_symmetric_on_a_log_scale():
+    lo, hi = equivalence_bounds(0.05)
+    assert lo * hi == pytest.approx(1.0) and hi == pytest.approx(1.05)
+    with pytest.raises(ValueError):
+        equivalence_bounds(0)
+
+
+def test_simulated_comparisons_give_the_known_answer():
+    rng = np.random.default_rng(5)
+    a = lognormal(rng, 200, 10.0, 0.02)
+    assert compare_samples(a, lognormal(rng, 200, 10.0, 0.02))["verdict"] == "no difference"
+    assert compare_samples(a, lognormal(rng, 200, 12.0, 0.02))["verdict"] == "slower"
+    assert compare_samples(a, lognormal(rng, 200, 12.0, 0.02), higher_is_better=True)["verdict"] == "faster"
+    assert compare_samples(lognormal(rng, 5, 10, 0.3), lognormal(rng, 5, 10, 0.3))["verdict"] == "inconclusive"
+
+
+def test_aa_false_positive_rate_is_small():
+    """Same distribution on both sides, quick-profile sized: a verdict of
+    faster or slower is a false positive."""
+    rng = np.random.default_rng(6)
+    for sigma, min_no_difference in ((0.02, 0.95), (0.05, 0.25)):
+        verdicts = [compare_samples(lognormal(rng, 15, 1, sigma),
+                                    lognormal(rng, 15, 1, sigma))["verdict"] for _ in range(200)]
+        wrong = sum(v in ("faster", "slower") for v in verdicts) / len(verdicts)
+        assert wrong <= 0.05
+        # 15 samples 5% apart cannot pin a ratio within 5% (inconclusive), 2% apart can
+        assert verdicts.count("no difference") / len(verdicts) >= min_no_difference
+
+
+@pytest.mark.parametrize("kwargs, reasons", [
+    (dict(n_samples=15, rel_stdev=0.02, steal_fraction=0.0, clock_change=0.01), []),
+    (dict(n_samples=3, rel_stdev=0.02, steal_fraction=None, clock_change=None), ["too_few_samples"]),
+    (dict(n_samples=15, rel_stdev=0.25, steal_fraction=0.0, clock_change=0.0), ["spread"]),
+    (dict(n_samples=15, rel_stdev=0.02, steal_fraction=0.08, clock_change=0.0), ["steal"]),
+    (dict(n_samples=15, rel_stdev=0.02, steal_fraction=0.0, clock_change=-0.12), ["clock_moved"]),
+])
+def test_stability_reasons(kwargs, reasons):
+    stable, codes, words = noise.assess(**kwargs)
+    assert codes == reasons and stable == (not reasons) and len(words) == len(codes)
+
+
+def test_clock_before_after_uses_the_quarters():
+    before, after = noise.clock_before_after([3.0] * 8 + [2.0] * 8)
+    assert (before, after) == (3.0, 2.0)
+    assert noise.clock_before_after(None) == (None, None)
