@@ -90,6 +90,7 @@ def notebook_section(run_dir: Path, stem: str, status: dict | None = None,
         mark, css = _MARKS[v.get("holds")]
         verdicts.append({**v, "mark": mark, "css": css})
     files = sorted(p for p in out.rglob("*") if p.is_file()) if out.is_dir() else []
+    holds = [v["holds"] for v in verdicts]
     return {
         "stem": stem,
         "notebook": f"{stem}.ipynb",
@@ -98,7 +99,8 @@ def notebook_section(run_dir: Path, stem: str, status: dict | None = None,
         "seconds": status.get("seconds"),
         "error": error,
         "error_file": _rel(error_file, run_dir) if error_file.exists() else None,
-        "verdicts": verdicts,
+        "verdicts": verdicts, "n_hold": holds.count(True), "n_fail": holds.count(False),
+        "n_unknown": holds.count(None),
         "figures": [{"href": _rel(p, run_dir), "name": p.relative_to(out).as_posix()}
                     for p in files if p.suffix.lower() == ".png"],
         "csvs": [{"href": _rel(p, run_dir), "name": p.relative_to(out).as_posix(),
@@ -156,6 +158,30 @@ def comparison(run_dir: Path, previous: Path | None, margin: float = 0.05) -> di
     return info
 
 
+def machine_summary(machine: dict) -> str:
+    """One sentence: the CPU, its CPUs and caches, memory, kernel, VM or not."""
+    caches = [c for c in machine.get("caches") or [] if c.get("type") != "Instruction"]
+    cache_text = ", ".join(f"L{c.get('level')} {_size(c.get('size_bytes'))}" for c in caches)
+    mem = machine.get("memory_total_bytes")
+    parts = [str(machine.get("cpu_model") or "unknown CPU"),
+             f"{machine.get('cpus_online', '?')} CPUs online ({machine.get('cpus_allowed', '?')} allowed)",
+             cache_text and f"caches {cache_text}",
+             mem and f"{mem / 2**30:.1f} GiB of memory",
+             f"{machine.get('os', '')} {machine.get('kernel', '')}".strip(),
+             machine.get("virtualized") and f"virtualized ({machine.get('hypervisor_hint') or 'hypervisor unknown'})",
+             machine.get("hostname") and f"host {machine['hostname']}"]
+    return "; ".join(p for p in parts if p) + "."
+
+
+def _size(n) -> str:
+    if not n:
+        return "?"
+    for unit, scale in (("MiB", 2**20), ("KiB", 2**10)):
+        if n >= scale and n % scale == 0:
+            return f"{n // scale} {unit}"
+    return f"{n} B"
+
+
 def _machine_rows(machine: dict) -> list[tuple[str, str]]:
     rows = []
     for key, value in machine.items():
@@ -208,6 +234,7 @@ def write_report(run_dir: str | Path, previous: Path | None | str = "auto",
         run={"name": run_dir.name, "profile": run.get("profile", "unknown"),
              "started": run.get("started")},
         sections=sections, machine=_machine_rows(machine), machine_note=machine_note,
+        machine_summary=machine_summary(machine),
         n_failed=sum(1 for s in sections if s["error"]),
         n_verdicts=len(verdicts), n_hold=sum(v["holds"] is True for v in verdicts),
         n_fail=sum(v["holds"] is False for v in verdicts),

@@ -100,7 +100,9 @@ def test_page_lists_verdicts_figures_csvs_and_failures(runs, monkeypatch):
     assert 'src="paper_a/figs/latency%20vs%20size.png"' in page
     assert 'href="paper_a/table.csv"' in page and "(3 rows)" in page
     assert "This notebook failed" in page and "RuntimeError: deliberate" in page
-    assert "Test CPU" in page and "L1 Data 48 KiB" in page
+    assert "Test CPU; 2 CPUs online (? allowed); caches L1 48 KiB; host box." in page
+    assert "L1 Data 48 KiB (line 64 B, CPUs 0)" in page  # the full table
+    assert "<td>1 / 1 / 0</td>" in page  # paper_a in the summary table
     assert "box-20260102-000000" in page and "Comparison is unavailable" in page
     assert (runs["this"] / "paper_a.html").stat().st_size > 1000  # nbconvert's rendering
 
