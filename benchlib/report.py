@@ -105,6 +105,9 @@ def notebook_section(run_dir: Path, stem: str, status: dict | None = None,
                     for p in files if p.suffix.lower() == ".png"],
         "csvs": [{"href": _rel(p, run_dir), "name": p.relative_to(out).as_posix(),
                   "rows": _csv_rows(p)} for p in files if p.suffix.lower() == ".csv"],
+        "other_data": [{"href": _rel(p, run_dir), "name": p.relative_to(out).as_posix()}
+                       for p in files if p.suffix.lower() in (".json", ".jsonl", ".svg")
+                       and p.name != VERDICT_FILE],
     }
 
 

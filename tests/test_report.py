@@ -55,6 +55,7 @@ def make_run(parent: Path, name: str) -> Path:
     _png(run / "paper_a" / "figs" / "latency vs size.png")
     _png(run / "paper_a" / "bandwidth.png")
     (run / "paper_a" / "table.csv").write_text("size_bytes,us\n1,2.5\n2,3.5\n4,4.5\n")
+    (run / "paper_a" / "results.json").write_text("{}")
     verdict(run / "paper_a", "paper_a", "caches matter", holds=True, evidence="3.5 us vs 2.5 us",
             if_true="They matter here.")
     verdict(run / "paper_a", "paper_a", "disks keep up", holds=False, evidence="ratio 0.2",
@@ -99,6 +100,7 @@ def test_page_lists_verdicts_figures_csvs_and_failures(runs, monkeypatch):
     assert page.count("recorded no verdict") == 2  # paper_b and paper_c
     assert 'src="paper_a/figs/latency%20vs%20size.png"' in page
     assert 'href="paper_a/table.csv"' in page and "(3 rows)" in page
+    assert 'href="paper_a/results.json"' in page and 'href="paper_a/verdicts.json"' not in page
     assert "This notebook failed" in page and "RuntimeError: deliberate" in page
     assert "Test CPU; 2 CPUs online (? allowed); caches L1 48 KiB; host box." in page
     assert "L1 Data 48 KiB (line 64 B, CPUs 0)" in page  # the full table
