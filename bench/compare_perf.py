@@ -87,20 +87,11 @@ class Tools:
         return self.run(["perf", "bench", *args])
 
     def perf_usecs_per_op(self, *args: str) -> float:
-        out = self.perf(*args)
-        m = re.search(r"([\d.]+)\s+usecs/op", out)
-        if not m:
-            raise RuntimeError(f"cannot read usecs/op from perf bench {' '.join(args)}:\n{out}")
-        return float(m.group(1))
+        return perf_usecs_per_op(self.perf(*args))
 
     def perf_memcpy_mb_s(self, size: int, loops: int) -> float:
-        """perf prints KB/MB/GB per second in powers of 1024; benchlib's MB is 10^6."""
-        out = self.perf("mem", "memcpy", "-f", "default", "-s", f"{size}B", "-l", str(loops))
-        m = re.search(r"([\d.]+)\s+(bytes|KB|MB|GB)/sec", out)
-        if not m:
-            raise RuntimeError(f"cannot read the bandwidth from perf bench mem memcpy:\n{out}")
-        scale = {"bytes": 1, "KB": 1 << 10, "MB": 1 << 20, "GB": 1 << 30}[m.group(2)]
-        return float(m.group(1)) * scale / 1e6
+        return perf_bandwidth_mb_s(self.perf("mem", "memcpy", "-f", "default", "-s", f"{size}B",
+                                             "-l", str(loops)))
 
     def fio(self, name: str, *opts: str) -> dict:
         out = self.run(["fio", f"--name={name}", f"--filename={self.workdir / 'fio.dat'}",
@@ -117,6 +108,24 @@ class Tools:
     def fio_mb_s(self, *opts: str) -> float:
         job = self.fio("workload", *opts)
         return (job["read"]["bw_bytes"] + job["write"]["bw_bytes"]) / 1e6
+
+
+def perf_usecs_per_op(out: str) -> float:
+    """The "usecs/op" figure of `perf bench syscall|sched ...`."""
+    m = re.search(r"([\d.]+)\s+usecs/op", out)
+    if not m:
+        raise RuntimeError(f"cannot read usecs/op from perf bench's output:\n{out}")
+    return float(m.group(1))
+
+
+def perf_bandwidth_mb_s(out: str) -> float:
+    """`perf bench mem ...` prints bytes, KB, MB or GB per second in powers of
+    1024; benchlib's MB is 10^6 bytes."""
+    m = re.search(r"([\d.]+)\s+(bytes|KB|MB|GB)/sec", out)
+    if not m:
+        raise RuntimeError(f"cannot read the bandwidth from perf bench's output:\n{out}")
+    scale = {"bytes": 1, "KB": 1 << 10, "MB": 1 << 20, "GB": 1 << 30}[m.group(2)]
+    return float(m.group(1)) * scale / 1e6
 
 
 def io_workload_bssplit(size_mean_bytes: float, unique_bytes: int, draws: int = 200_000,
