@@ -11,6 +11,7 @@ import shlex
 import shutil
 import signal
 import subprocess
+import warnings
 
 from .errors import BenchlibError, MeasurementError
 import tempfile
@@ -656,8 +657,13 @@ def _measure_udp_bandwidth(p, o, ns, tk, info):
     # ns[i] is per datagram received; the sender's own rate is that times the fraction
     sent = [d / (ns[i] * f) * 1e3 if f > 0 else float("nan") for i, f in enumerate(fractions)]
     loss = sorted(1.0 - f for f in fractions)
+    starved = sum(1 for f in fractions if f <= 0)
+    if starved and rc == _lib().BL_OK:
+        warnings.warn(f"udp_bandwidth: {starved} of {k} samples delivered no datagram (the "
+                      "receiver did not run while they were sent: a busy host); they count as "
+                      "0 MB/s", RuntimeWarning, stacklevel=2)
     return rc, {"send_buffer_bytes": int(snd[0]), "receive_buffer_bytes": int(rcv[0]),
-                "delivered_fraction": fractions, "sent_mb_s": sent,
+                "delivered_fraction": fractions, "sent_mb_s": sent, "starved_samples": starved,
                 "loss_fraction_median": loss[len(loss) // 2] if loss else None}
 
 

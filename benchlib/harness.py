@@ -70,6 +70,9 @@ class Result:
     timestamp: str = ""
     counts: str = ""
     extras: dict = field(default_factory=dict)
+    # calibration's confirmed time of one sample at the chosen count (0 when
+    # the count was given, or the benchmark calibrates itself)
+    calibrated_sample_ns: float = 0.0
 
     # -- summary statistics (of the samples, in the reported unit) --
     @property
@@ -237,6 +240,7 @@ def _measure(bench: Benchmark, params: dict, profile: Profile, n_samples: int | 
         timestamp=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
         counts=bench.counts,
         extras={**(bench.extras(info, params) if bench.extras else {}), **measured_extras},
+        calibrated_sample_ns=info.calibrated_sample_ns,
     )
 
 

@@ -187,25 +187,30 @@ def speedups(t: TableRow) -> pd.DataFrame:
 
 # ------------------------------------------------------------ the context-switch figure
 
-def ctx_grid(profile: str, l2_bytes: int) -> tuple[list[int], list[int]]:
+def ctx_grid(profile: str, l2_bytes: int | None) -> tuple[list[int], list[int]]:
     """Processes and process sizes (KB) for the figure: the paper's 0-64 KB
     and one size beyond L2, so the knee where the working set leaves the
-    cache is on the plot."""
-    beyond_l2_kb = 2 * l2_bytes // 1024
+    cache is on the plot.  With the L2 size unknown (no sysfs), no size is
+    invented: the paper's sizes only."""
     if profile == "smoke":
         return [2, 8], [0, 32]
     procs = [2, 4, 8, 16, 24, 32] if profile == "quick" else [2, 4, 6, 8, 12, 16, 20, 24, 32, 48, 64]
-    return procs, [0, 4, 16, 32, 64, beyond_l2_kb]
+    sizes = [0, 4, 16, 32, 64]
+    if l2_bytes:
+        sizes.append(2 * l2_bytes // 1024)
+    return procs, sizes
 
 
 def ctx_curves(profile: str = "quick", placement: str = "same_cpu",
                l2_bytes: int | None = None, progress: bool = True) -> pd.DataFrame:
     """us per context switch over processes x process size (points in random
     order), as in the paper's figure; ``placement`` same_cpu or unpinned."""
-    l2 = l2_bytes or machine_info().get("l2_bytes") or (1 << 20)
+    l2 = l2_bytes or machine_info().get("l2_bytes")
     procs, sizes = ctx_grid(profile, l2)
-    return sweep("context_switch", {"processes": procs, "process_kb": sizes},
-                 placement=placement, profile=profile, progress=progress, shuffle=True)
+    df = sweep("context_switch", {"processes": procs, "process_kb": sizes},
+               placement=placement, profile=profile, progress=progress, shuffle=True)
+    df.attrs["l2_bytes"] = l2  # None: unknown, and no knee is drawn
+    return df
 
 
 def ctx_knee_processes(process_kb: int, cache_bytes: int) -> float:

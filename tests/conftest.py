@@ -1,15 +1,46 @@
 import contextlib
 import ctypes
+import functools
 import json
 import os
 import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
 PR_SET_CHILD_SUBREAPER = 36
+
+# ---- ../shared: the papers' texts and reference data, beside the checkout ----
+
+REPO = next(p for p in Path(__file__).resolve().parents if (p / "pyproject.toml").exists())
+SHARED = Path(os.environ.get("BENCHLIB_SHARED") or REPO.parent / "shared")
+
+
+def shared_required() -> bool:
+    """CI always has ../shared beside its clone, so there a missing file is a
+    failure; in a plain clone without it the tests that need it skip, with a
+    reason pytest prints (-rs)."""
+    return bool(os.environ.get("CI")) or os.environ.get("BENCHLIB_REQUIRE_SHARED") == "1"
+
+
+def needs_shared(*parts):
+    """Decorator: the test needs ../shared/<parts...>."""
+    path = SHARED.joinpath(*parts)
+
+    def wrap(test):
+        @functools.wraps(test)
+        def run(*args, **kwargs):
+            if not path.exists():
+                message = f"{path} not found (../shared beside the checkout)"
+                if shared_required():
+                    pytest.fail(message + "; CI and BENCHLIB_REQUIRE_SHARED=1 require it")
+                pytest.skip(message)
+            return test(*args, **kwargs)
+        return run
+    return wrap
 
 
 def run_cli(*args, timeout=120, **kw):
@@ -58,9 +89,35 @@ def comm(pid):
         return ""
 
 
-def processes_named(prefix):
-    """PIDs of every process whose name starts with ``prefix``."""
-    return [int(d) for d in os.listdir("/proc") if d.isdigit() and comm(d).startswith(prefix)]
+def _parents():
+    """{pid: parent pid} of every process, from /proc."""
+    out = {}
+    for d in os.listdir("/proc"):
+        if d.isdigit():
+            try:
+                out[int(d)] = int(open(f"/proc/{d}/stat").read().rsplit(")", 1)[1].split()[1])
+            except (OSError, ValueError, IndexError):
+                continue
+    return out
+
+
+def descendants(pid):
+    """Every process below ``pid`` in the process tree."""
+    parents = _parents()
+    found, frontier = set(), {pid}
+    while frontier:
+        frontier = {p for p, pp in parents.items() if pp in frontier and p not in found}
+        found |= frontier
+    return found
+
+
+def processes_named(prefix, under=None):
+    """PIDs of the processes below this test process (``under``, default:
+    ourselves) whose name starts with ``prefix``.  Only our own subtree
+    counts: a test suite or notebook running beside this one has helpers of
+    the same names.  Orphans of a run come back into the subtree when the
+    test is a subreaper (``subreaper()``)."""
+    return [p for p in descendants(under or os.getpid()) if comm(p).startswith(prefix)]
 
 
 @contextlib.contextmanager

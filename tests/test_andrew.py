@@ -19,7 +19,9 @@ def test_one_run_reports_every_phase_and_cleans_up(tmp_path):
     phases = {k: v[0] for k, v in r.extras["phase_s"].items()}
     assert set(phases) == set(MAB_PHASES) and all(v > 0 for v in phases.values())
     assert sum(phases.values()) == pytest.approx(r.samples[0], rel=1e-6)
-    assert phases["compile"] > phases["read"]  # running cc 23 times beats reading 325 KiB
+    # running cc 23 times (seconds) against reading 325 KiB from the page cache
+    # (about a millisecond): a thousandfold gap no stall of the host can close
+    assert phases["compile"] > 10 * phases["read"]
     assert os.listdir(tmp_path) == []
 
 

@@ -1,4 +1,5 @@
 """The `benchlib` command's contract, as scripts rely on it."""
+import os
 import json
 import time
 
@@ -52,7 +53,11 @@ def test_run_save_and_results(cli, tmp_path):
 def test_info_json(cli):
     r = cli("info", "--json")
     info = json.loads(r.stdout)
-    assert info["cpus_online"] >= 1 and isinstance(info["caches"], list)
+    assert info["cpus_online"] == os.sysconf("SC_NPROCESSORS_ONLN")
+    # one entry per cache sysfs describes for CPU 0
+    sysfs = "/sys/devices/system/cpu/cpu0/cache"
+    described = [d for d in os.listdir(sysfs) if d.startswith("index")] if os.path.isdir(sysfs) else []
+    assert len(info["caches"]) == len(described)
 
 
 @pytest.mark.parametrize("args,needle", [

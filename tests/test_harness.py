@@ -1,5 +1,8 @@
-"""The timing core through the Python API: structure, calibration, pinning,
-and relations between benchmarks that hold whatever the noise."""
+"""The timing core through the Python API: structure, calibration, pinning.
+
+No test here orders two live timings: CI runs on a shared VM whose host
+stalls it in bursts.  Where a bound is checked it is one that noise can only
+move away from (noise adds time, never removes it), or a physical floor."""
 import os
 import signal
 import threading
@@ -31,22 +34,54 @@ def test_result_structure_and_summary():
         assert key in d["machine"]
 
 
+def test_summary_statistics_on_known_samples():
+    import dataclasses
+
+    r = dataclasses.replace(benchlib.run("syscall", profile="smoke"),
+                            samples=[5.0, 1.0, 4.0, 2.0, 3.0])
+    assert (r.min, r.median, r.max, r.mean) == (1.0, 3.0, 5.0, 3.0)
+    assert r.rel_iqr == pytest.approx((4.0 - 2.0) / 3.0)  # quartiles 2 and 4
+    assert r.stdev == pytest.approx(np.std([1, 2, 3, 4, 5], ddof=1))
+
+
 def test_calibration_makes_samples_long_against_the_clock():
+    # By construction of the calibration: it stops at the first count whose
+    # confirmed (least of up to three) reading reaches the target, which is
+    # at least 1000 clock steps.  Noise can only lengthen a reading.
     r = benchlib.run("syscall", profile="smoke")
     target_ns = PROFILES["smoke"].target_sample_ms * 1e6
-    sample_ns = r.iterations_per_sample * np.median(r.ns_per_iteration)
+    assert r.calibrated_sample_ns >= max(target_ns, 1000 * r.clock_resolution_ns)
+    # a system call takes far less than the 0.2 ms target, so the count grew
     assert r.iterations_per_sample > 1
-    assert sample_ns > 0.5 * target_ns
-    assert sample_ns > 500 * r.clock_resolution_ns
+
+
+def test_a_slow_first_reading_does_not_fix_the_count():
+    # One iteration of this body sleeps 1 ms, above the smoke target
+    # (0.2 ms), so the count is 1; with a target of 5 ms it must grow to at
+    # least 5, whatever the first reading was: a sleep never returns early,
+    # so every confirmed reading of k iterations is at least k ms.
+    from benchlib._native import ffi, lib
+
+    opts = ffi.new("bl_opts *", {"n_samples": 2, "n_warmup": 0, "target_sample_ns": 5e6,
+                                 "iterations": 0, "max_total_ns": 0, "cpu": -1,
+                                 "helper_cpu": -1})
+    ns, info = ffi.new("double[]", 2), ffi.new("bl_info *")
+    assert lib.bl_sleep_loop(1000.0, opts, ns, ffi.NULL, info) == lib.BL_OK
+    assert info.calibrated_sample_ns >= 5e6
+    assert 5 <= info.iterations <= 6  # 5 x 1 ms reaches 5 ms; 6 if the first try fell short
+    assert all(ns[i] >= 1e6 for i in range(info.n_samples))
 
 
 def test_tsc_column_agrees_with_the_clock_when_present():
     r = benchlib.run("syscall", profile="smoke")
     if r.tsc_ticks_per_iteration is None:
         pytest.skip("no time-stamp counter on this CPU")
+    # Both clocks time the same interval (the TSC reads enclose the
+    # CLOCK_MONOTONIC reads), so host noise moves both alike; only the TSC's
+    # rate, measured once at start-up, sets the ratio.
     ghz = r.machine["tsc_ghz"]
-    ratio = np.median(r.tsc_ticks_per_iteration) / ghz / np.median(r.ns_per_iteration)
-    assert ratio == pytest.approx(1.0, rel=0.05)
+    ratios = np.array(r.tsc_ticks_per_iteration) / ghz / np.array(r.ns_per_iteration)
+    assert np.median(ratios) == pytest.approx(1.0, rel=0.05)
 
 
 def test_pinning_is_applied_and_then_undone(two_cpus):
@@ -66,20 +101,12 @@ def test_pipe_placements(two_cpus):
     assert free.placement["helper_cpu"] == -1
 
 
-def test_a_round_trip_costs_more_than_a_system_call():
-    # four system calls and two wake-ups against one system call
-    rt = benchlib.run("pipe_latency", profile="smoke").median
-    sc = benchlib.run("syscall", profile="smoke").median
-    assert rt > 2 * sc
-
-
-def test_memory_is_slower_than_l1():
-    """DCE guard: a chase that was optimised away would report ~0 ns."""
+def test_the_chase_is_not_optimised_away():
+    """DCE guard: a chase the compiler had removed would report ~0 ns.  The
+    floor is physical (no dependent load completes in under a cycle at
+    5 GHz) and noise can only raise a time, so this cannot flip."""
     l1 = benchlib.run("mem_latency", size_bytes="8k", stride_bytes=64, profile="smoke")
-    far = benchlib.run("mem_latency", size_bytes="128M", stride_bytes=4096 + 64,
-                       profile="smoke")
-    assert l1.median > 0.2  # no load completes in under a cycle at 5 GHz
-    assert far.median > 3 * l1.median
+    assert l1.min > 0.2
 
 
 def test_bcopy_reports_bandwidth_from_the_size():
@@ -107,7 +134,8 @@ def test_sweep_validates_every_point_before_measuring():
 
 
 def test_sigint_stops_a_long_measurement_promptly():
-    """The C guard sees SIGINT between samples and returns; Python raises."""
+    """The C guard sees SIGINT between samples and returns BL_EINTR with the
+    samples taken so far; the harness turns that into KeyboardInterrupt."""
     from benchlib._native import ffi, lib
 
     opts = ffi.new("bl_opts *", {"n_samples": 1000, "n_warmup": 0, "target_sample_ns": 0,
@@ -119,29 +147,47 @@ def test_sigint_stops_a_long_measurement_promptly():
     timer = threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGINT))
     t0 = time.monotonic()
     timer.start()
+    rc = None
     try:
-        with pytest.raises(KeyboardInterrupt):
-            rc = lib.bl_sleep_loop(20000.0, opts, ns, ffi.NULL, info)  # 1000 x 2 x 20 ms
-            assert rc == lib.BL_EINTR
-            raise KeyboardInterrupt
+        rc = lib.bl_sleep_loop(20000.0, opts, ns, ffi.NULL, info)  # 1000 x 2 x 20 ms
+    except KeyboardInterrupt:
+        pass  # Python's own handler also saw the signal; the call had returned
     finally:
         timer.cancel()
+    assert rc in (None, lib.BL_EINTR)
+    # the whole run would take 40 s: the loop stopped within a sample
     assert time.monotonic() - t0 < 5
     assert 0 < info.n_samples < 1000
+
+
+def test_the_harness_turns_an_interrupted_run_into_keyboardinterrupt():
+    timer = threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGINT))
+    t0 = time.monotonic()
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            benchlib.run("pipe_latency", profile="full", n_samples=100000)
+    finally:
+        timer.cancel()
+    assert time.monotonic() - t0 < 10
 
 
 def test_clock_is_probed_around_every_sample():
     r = benchlib.run("mem_latency", size_bytes="16k", profile="smoke")
     assert len(r.clock_ghz) == r.n_samples
+    # a probe that reads outside 0.2-10 GHz timed something other than one
+    # add per cycle (on Golden Cove and later, a chain of add-immediates is
+    # folded in the renamer and read 22 GHz)
     assert all(0.2 < g < 10 for g in r.clock_ghz)
     assert r.cycles_per_iteration == pytest.approx(
         [n * g for n, g in zip(r.ns_per_iteration, r.clock_ghz)])
-    assert r.median_cycles > 1.5  # no load-to-use in under two cycles: the chase is real
 
 
-def test_cpu_clock_runs_its_chain_at_one_add_per_cycle():
-    # The probe and the benchmark time the same chain, so a sample is ~100
-    # cycles unless the samples and the probes got out of step.
+def test_cpu_clock_is_the_probe_s_chain():
+    # cpu_clock times the same chain as the per-sample probe, in the same
+    # samples: the two figures agree by construction, each sample's pair
+    # being taken within microseconds of each other.
     r = benchlib.run("cpu_clock", profile="smoke")
     assert r.unit == "GHz" and r.higher_is_better
-    assert 80 < r.median_cycles < 150
+    assert 0.2 < r.median < 10
+    assert r.median == pytest.approx(r.median_clock_ghz, rel=0.2)

@@ -76,9 +76,8 @@ def test_megabits_are_eight_megabytes():
 def test_curves_in_smoke(tmp_path):
     ctx = lb.context_switch_curve("smoke", progress=False)
     assert sorted(ctx.processes) == lb.ctx_processes("smoke")
-    # the slides' figure includes the pipe: per hop = switch + the one-process overhead
-    assert (ctx.per_hop_us == ctx.switch_us + ctx.overhead_us).all()
-    assert (ctx.overhead_us > 0).all()
+    # the one-process overhead (a pipe write and read) is a real cost
+    assert (ctx.overhead_us > 0.05).all()
     small = lb.small_file_curve("smoke", directory=str(tmp_path), progress=False)
     assert set(small.phase) == {"create", "write", "read", "delete", "total"}
     for size, grp in small.groupby("size_bytes"):
@@ -91,6 +90,21 @@ def test_ext4_journal_is_told_or_unknown(tmp_path):
     if os.path.isdir("/dev/shm"):
         assert lb.ext4_has_journal("/dev/shm") is None      # tmpfs: not ext4
     j = lb.ext4_has_journal(str(tmp_path))
-    assert j in (True, False, None)
-    if lb.filesystem_of(str(tmp_path))["fs_type"] != "ext4":
+    fs = lb.filesystem_of(str(tmp_path))
+    if fs["fs_type"] != "ext4":
         assert j is None
+        return
+    # on ext4, the answer agrees with the superblock's feature list, read
+    # independently with dumpe2fs (e2fsprogs)
+    import shutil
+    import subprocess
+    device = next((line.split()[0] for line in open("/proc/self/mounts")
+                   if line.split()[1] == fs["mount_point"] and line.split()[2] == "ext4"), None)
+    if not shutil.which("dumpe2fs") or not device or not device.startswith("/dev/"):
+        pytest.skip("dumpe2fs or the ext4 device is not available to cross-check")
+    out = subprocess.run(["dumpe2fs", "-h", device], capture_output=True, text=True)
+    features = next((line for line in out.stdout.splitlines()
+                     if line.startswith("Filesystem features:")), None)
+    if out.returncode != 0 or features is None:
+        pytest.skip(f"dumpe2fs cannot read {device}")
+    assert j is ("has_journal" in features.split())

@@ -68,6 +68,8 @@ def test_ctx_grid_goes_beyond_l2():
     assert max(sizes) * 1024 > 1 << 20
     assert lm.ctx_knee_processes(64, 1 << 20) == 16
     assert math.isinf(lm.ctx_knee_processes(0, 1 << 20))
+    # an unknown L2 invents no size beyond it
+    assert lm.ctx_grid("quick", None)[1] == [0, 4, 16, 32, 64]
 
 
 def test_measure_table_shares_results_through_the_cache():

@@ -7,9 +7,10 @@ import pytest
 
 from benchlib.papers import list_tables
 from benchlib.papers.chen1994 import accuracy_beside_paper, focal_points, table
+from conftest import SHARED, needs_shared
 
-SEED = Path(__file__).resolve().parents[1].parent / "shared" / "seeds" / "001_7ba862160731df5d.txt"
-needs_seed = pytest.mark.skipif(not SEED.exists(), reason=f"seed text not found at {SEED}")
+SEED = SHARED / "seeds" / "001_7ba862160731df5d.txt"
+needs_seed = needs_shared("seeds", "001_7ba862160731df5d.txt")
 
 
 def _flat(text: str) -> str:

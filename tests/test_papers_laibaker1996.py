@@ -8,9 +8,10 @@ import pytest
 
 from benchlib.errors import BenchlibError
 from benchlib.papers import laibaker1996 as lb
+from conftest import SHARED, needs_shared
 
-SEED = Path(__file__).resolve().parents[1].parent / "shared" / "seeds" / "002_88ef87013b5cb00d.txt"
-needs_seed = pytest.mark.skipif(not SEED.exists(), reason=f"seed text not found at {SEED}")
+SEED = SHARED / "seeds" / "002_88ef87013b5cb00d.txt"
+needs_seed = needs_shared("seeds", "002_88ef87013b5cb00d.txt")
 
 
 def test_hand_read_cells():

@@ -10,16 +10,12 @@ import pandas as pd
 import pytest
 
 from benchlib.errors import BenchlibError
+from conftest import SHARED, needs_shared
 from benchlib.papers import lmbench1996 as L
 
 REPO = Path(__file__).resolve().parents[1]
-SOURCE_CANDIDATES = [Path("/work/shared/reference/lmbench"),
-                     REPO.parent / "shared" / "reference" / "lmbench"]
-SOURCE = next((p for p in SOURCE_CANDIDATES if p.is_dir()), None)
-needs_source = pytest.mark.skipif(
-    SOURCE is None,
-    reason="lmbench reference sources not found at /work/shared/reference/lmbench "
-           "or ../shared/reference/lmbench; committed CSVs checked by hand-read cells only")
+SOURCE = SHARED / "reference" / "lmbench"
+needs_source = needs_shared("reference", "lmbench")
 
 NaN = math.nan
 

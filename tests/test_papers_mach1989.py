@@ -9,8 +9,10 @@ import pytest
 
 from benchlib.papers import list_tables
 from benchlib.papers import mach1989 as m
+from conftest import SHARED, needs_shared
 
-SEED = Path(__file__).resolve().parents[1].parent / "shared" / "seeds" / "003_0d54e09e956e0acf.txt"
+SEED = SHARED / "seeds" / "003_0d54e09e956e0acf.txt"
+needs_seed = needs_shared("seeds", "003_0d54e09e956e0acf.txt")
 
 
 def test_every_table_is_there():
@@ -84,7 +86,7 @@ def test_printed_sums_and_the_utilization_that_disagrees():
     assert recomputed["Mach-nbc"] == 79 != k.loc["Mach-nbc", "utilization_pct"]  # printed 77
 
 
-@pytest.mark.skipif(not SEED.exists(), reason=f"seed text not found at {SEED}")
+@needs_seed
 def test_csvs_equal_a_fresh_parse_and_the_quotes_agree():
     text = SEED.read_text()
     fresh = m.transcribe(text)

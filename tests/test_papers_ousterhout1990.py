@@ -8,8 +8,10 @@ from benchlib.errors import BenchlibError
 from benchlib.papers import list_tables, load_table
 from benchlib.papers.ousterhout1990 import (implied_mips, mips_of, mips_relative,
                                             transcribe)
+from conftest import SHARED, needs_shared
 
-SEED = Path(__file__).resolve().parents[1].parent / "shared" / "seeds" / "000_58a604c5add5d59b.txt"
+SEED = SHARED / "seeds" / "000_58a604c5add5d59b.txt"
+needs_seed = needs_shared("seeds", "000_58a604c5add5d59b.txt")
 
 
 def test_hand_read_cells():
@@ -30,7 +32,7 @@ def test_hand_read_cells():
     assert len(hw) == 10 and len(t2) == 16 and len(t3) == 16
 
 
-@pytest.mark.skipif(not SEED.exists(), reason=f"seed text not found at {SEED}")
+@needs_seed
 def test_csvs_equal_a_fresh_parse_of_the_seed():
     fresh = transcribe(SEED.read_text())
     for stem, df in fresh.items():
@@ -338,7 +340,7 @@ def test_table07_configurations_are_the_only_fit():
         assert fits == [(_t7_total(local), _t7_total(remote))], conf
 
 
-@pytest.mark.skipif(not SEED.exists(), reason=f"seed text not found at {SEED}")
+@needs_seed
 def test_table07_recovery_rejects_a_pair_list_that_does_not_fit():
     text = SEED.read_text()
     assert "(seconds) (seconds) 13 59 22 98" in text

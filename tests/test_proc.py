@@ -42,18 +42,22 @@ def test_tiny_program_without_compiler(monkeypatch, tmp_path):
 
 
 def test_process_creation_ops_and_order():
-    res = {op: harness.run("process_creation", op=op, profile="smoke")
+    cpu = min(os.sched_getaffinity(0))
+    res = {op: harness.run("process_creation", op=op, profile="smoke", cpu=cpu)
            for op in ("fork_exit", "fork_exec_exit", "fork_sh_exit")}
     for op, r in res.items():
         _positive(r, "ms")
         assert r.params["parent"] == "small"
     assert "program" in res["fork_exec_exit"].extras
-    # From a small parent, exec adds a whole program start (about doubling
-    # the cost) and so does the shell: compare minima, with a wide margin for
-    # a busy machine.  Shell against plain exec is not asserted: a shell
-    # that execs a -c command without forking (dash) is barely dearer.
-    assert res["fork_exec_exit"].min > 1.3 * res["fork_exit"].min
-    assert res["fork_sh_exit"].min > 1.3 * res["fork_exit"].min
+    # From a small parent, exec adds a whole program start: 11x the bare
+    # fork here, and the shell 26x.  Minima, on one CPU, with a 1.5x margin:
+    # noise only adds time, so every fork_exit sample would have to be slowed
+    # sevenfold for this to flip.  This is the exec path's DCE guard (an exec
+    # that did not happen would cost a fork).  Shell against plain exec is
+    # not asserted: a shell that execs a -c command without forking (dash)
+    # is barely dearer.
+    assert res["fork_exec_exit"].min > 1.5 * res["fork_exit"].min
+    assert res["fork_sh_exit"].min > 1.5 * res["fork_exit"].min
 
 
 def test_process_creation_from_the_interpreter():
@@ -88,9 +92,13 @@ def test_context_switch(params):
 
 
 def test_overhead_grows_with_array():
+    # Summing 256 KiB costs about 50 times the bare pipe write and read (18.6
+    # against 0.36 us here); each overhead is the least of seven timings, so
+    # noise would have to slow all seven of the small one 10-fold to flip the
+    # 5x margin.  A sum the compiler had hoisted out of the loop would fail.
     small = harness.run("context_switch", processes=2, process_kb=0, profile="smoke")
     big = harness.run("context_switch", processes=2, process_kb=256, profile="smoke")
-    assert big.extras["overhead_us"] > small.extras["overhead_us"]
+    assert big.extras["overhead_us"] > 5 * small.extras["overhead_us"]
 
 
 @pytest.mark.parametrize("name,params,match", [

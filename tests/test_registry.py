@@ -33,8 +33,9 @@ def test_every_benchmark_is_described_with_unit_and_defaults():
         assert d["unit"] and d["description"]
         for p in d["params"]:
             assert "default" in p and p["type"] in ("size", "int", "float", "choice", "path")
-        # defaults must themselves be valid
-        assert b.resolve({}) is not None
+        # defaults must themselves be valid, and fill every parameter
+        resolved = b.resolve({})
+        assert set(resolved) == {p["name"] for p in d["params"]}
 
 
 def test_resolve_fills_defaults_and_parses_strings():

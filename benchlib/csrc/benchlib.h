@@ -58,6 +58,8 @@ typedef struct {
     int has_ticks;             /* 1 if ticks[] holds TSC ticks per iteration */
     double calibration_ns;     /* wall time spent calibrating and warming up */
     double huge_bytes;         /* memory benchmarks: bytes backed by huge pages */
+    double calibrated_sample_ns;/* calibration's confirmed time of one sample at the
+                                  final count (the least of up to three readings) */
 } bl_info;
 
 /* Build and library facts. */

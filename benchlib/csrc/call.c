@@ -53,8 +53,15 @@ typedef struct {
 
 /* ------------------------------------------------------------ the procedures */
 
+/* GCC's noipa forbids inlining and every inter-procedural inference (a
+ * pure or const callee, constant arguments, an unused result).  Clang has
+ * no noipa: a weak definition does the same job there, since the linker
+ * may replace it, so the compiler may assume nothing about its body; the
+ * call stays a direct call. */
 #if defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 8
 #define PROC __attribute__((noinline, noipa, visibility("hidden")))
+#elif defined(__clang__)
+#define PROC __attribute__((noinline, weak, visibility("hidden")))
 #else
 #define PROC __attribute__((noinline, visibility("hidden")))
 #endif

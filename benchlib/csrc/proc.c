@@ -299,8 +299,13 @@ static int get_word(int fd, long *w)
 }
 
 /* The cache footprint: sum every word of the array. */
+/* The array is the same every hop, so a compiler that saw the whole loop
+ * (LTO) could sum it once and reuse the result.  The empty asm makes the
+ * pointer, and the memory behind it, new to the compiler on every call:
+ * each hop really reads process_kb of memory. */
 static long sum_array(const int *a, size_t words)
 {
+    __asm__ __volatile__("" : "+r"(a) : : "memory");
     long s = 0;
     for (size_t i = 0; i < words; i++)
         s += a[i];

@@ -220,17 +220,36 @@ static int time_once(bl_body_fn body, void *ctx, int64_t iters, double *ns, uint
     return rc;
 }
 
-static int calibrate(bl_body_fn body, void *ctx, const bl_opts *o, double res, int64_t *iters_out)
+/* Noise only ever adds time.  A reading below the target is therefore
+ * trustworthy (the true time is lower still), but one at or above it may be
+ * a preemption or a host stall: it is confirmed by up to two more readings
+ * at the same count, and the least of them decides.  Without this, one
+ * slow first call on a busy host fixed a whole run at one iteration per
+ * sample. */
+static int time_confirmed(bl_body_fn body, void *ctx, int64_t it, double target, double *t)
+{
+    uint64_t k;
+    int rc = time_once(body, ctx, it, t, &k);
+    for (int again = 0; rc == BL_OK && *t >= target && again < 2; again++) {
+        double t2;
+        rc = time_once(body, ctx, it, &t2, &k);
+        if (t2 < *t)
+            *t = t2;
+    }
+    return rc;
+}
+
+static int calibrate(bl_body_fn body, void *ctx, const bl_opts *o, double res, int64_t *iters_out,
+                     double *sample_ns_out)
 {
     double target = o->target_sample_ns;
     if (target < 1000.0 * res)
         target = 1000.0 * res; /* keep the clock's step below 0.1% of a sample */
     int64_t max_it = o->max_iterations > 0 ? o->max_iterations : ((int64_t)1 << 40);
     int64_t it = 1;
+    double t = 0.0;
     for (;;) {
-        double t;
-        uint64_t k;
-        int rc = time_once(body, ctx, it, &t, &k);
+        int rc = time_confirmed(body, ctx, it, target, &t);
         if (rc != BL_OK)
             return rc;
         if (bl_interrupted())
@@ -249,6 +268,7 @@ static int calibrate(bl_body_fn body, void *ctx, const bl_opts *o, double res, i
         it = next;
     }
     *iters_out = it;
+    *sample_ns_out = t;
     return BL_OK;
 }
 
@@ -316,8 +336,9 @@ int bl_measure(bl_body_fn body, bl_body_fn overhead, void *ctx,
 
     double c0 = now_ns();
     int64_t iters = o->iterations;
+    info->calibrated_sample_ns = 0.0;
     if (iters <= 0)
-        rc = calibrate(body, ctx, o, res, &iters);
+        rc = calibrate(body, ctx, o, res, &iters, &info->calibrated_sample_ns);
     info->iterations = iters;
     for (int w = 0; rc == BL_OK && w < o->n_warmup; w++) {
         rc = body(ctx, iters);

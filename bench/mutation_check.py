@@ -1,0 +1,173 @@
+"""Mutation check: do the unit tests notice a wrong answer?
+
+For each core function (fits, normalisations, table joins, the harness's
+statistics) the function is replaced by one that returns a plausible wrong
+value (10% off, a row or region dropped, the mean for the median), and the
+tests that cover it are run.  A mutant that no test kills marks a function
+whose tests cannot fail.  Each mutant runs in its own interpreter, so the
+patch never leaks.
+
+    python bench/mutation_check.py            # every mutant, a table at the end
+    python bench/mutation_check.py --list     # the mutants and their tests
+    python bench/mutation_check.py NAME ...   # some of them
+
+Exit status 1 if a mutant survives, or if the tests fail unmutated.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+# ---------------------------------------------------------------- wrong answers
+
+def perturb(value, factor: float = 1.1):
+    """A plausible wrong value of the same type: numbers 10% off, numeric
+    columns and arrays 10% off, lists one element short."""
+    import numpy as np
+    import pandas as pd
+
+    if isinstance(value, bool) or value is None:
+        return value
+    if isinstance(value, (int, float, np.number)):
+        return type(value)(value * factor) if not isinstance(value, int) else value + 1
+    if isinstance(value, np.ndarray):
+        return value * factor
+    if isinstance(value, pd.Series):
+        return value * factor if pd.api.types.is_numeric_dtype(value) else value
+    if isinstance(value, pd.DataFrame):
+        out = value.copy()
+        for c in out.columns:
+            if pd.api.types.is_float_dtype(out[c]):
+                out[c] = out[c] * factor
+        return out
+    if isinstance(value, list):
+        return value[:-1]
+    if isinstance(value, tuple):
+        return tuple(perturb(v, factor) for v in value)
+    raise TypeError(f"no mutation for a {type(value).__name__}")
+
+
+def drop_last_row(df):
+    return df.iloc[:-1]
+
+
+@dataclass(frozen=True)
+class Mutant:
+    name: str
+    target: str              # "module:attribute" or "module:Class.property"
+    how: str                 # "perturb", "drop_last_row", "mean_for_median", "spread_x1.5"
+    tests: tuple[str, ...]
+
+
+MUTANTS = [
+    Mutant("mips_relative", "benchlib.papers.ousterhout1990:mips_relative", "perturb",
+           ("tests/test_papers_ousterhout1990.py", "tests/test_ousterhout.py")),
+    Mutant("vax_mips", "benchlib.papers.ousterhout1990:vax_mips", "perturb",
+           ("tests/test_papers_ousterhout1990.py", "tests/test_ousterhout.py")),
+    Mutant("implied_mips", "benchlib.papers.ousterhout1990:implied_mips", "perturb",
+           ("tests/test_papers_ousterhout1990.py",)),
+    Mutant("normalized_to_best", "benchlib.papers.laibaker1996:normalized_to_best", "perturb",
+           ("tests/test_papers_laibaker1996.py", "tests/test_laibaker1996.py")),
+    Mutant("vax780_ms", "benchlib.papers.mach1989:vax780_ms", "perturb",
+           ("tests/test_papers_mach1989.py", "tests/test_mach1989.py")),
+    Mutant("with_rows (table join)", "benchlib.papers:with_rows", "drop_last_row",
+           ("tests/test_papers_shared.py",)),
+    Mutant("find_regions", "benchlib.analysis.selfscaling:find_regions", "perturb",
+           ("tests/test_selfscaling.py",)),
+    Mutant("halfway_point", "benchlib.analysis.selfscaling:halfway_point", "perturb",
+           ("tests/test_selfscaling.py",)),
+    Mutant("relative_error", "benchlib.analysis.selfscaling:relative_error", "perturb",
+           ("tests/test_selfscaling.py",)),
+    Mutant("Result.median", "benchlib.harness:Result.median", "mean_for_median",
+           ("tests/test_harness.py",)),
+    Mutant("Result.rel_iqr", "benchlib.harness:Result.rel_iqr", "spread_x1.5",
+           ("tests/test_harness.py", "tests/test_cli.py")),
+    Mutant("parse_size", "benchlib.registry:parse_size", "perturb",
+           ("tests/test_registry.py",)),
+    Mutant("normalised_ipc", "benchlib.mach1989:normalised_ipc", "perturb",
+           ("tests/test_mach1989.py",)),
+    Mutant("accuracy_table", "benchlib.analysis.selfscaling:accuracy_table", "perturb",
+           ("tests/test_selfscaling.py",)),
+]
+
+
+def apply(mutant: Mutant) -> None:
+    """Patch the target in this interpreter (before the tests import it)."""
+    module_name, attr = mutant.target.split(":")
+    module = importlib.import_module(module_name)
+    owner, _, name = attr.rpartition(".")
+    holder = getattr(module, owner) if owner else module
+    original = getattr(holder, name) if not owner else holder.__dict__[name]
+
+    if mutant.how == "mean_for_median":
+        import numpy as np
+        setattr(holder, name, property(lambda self: float(np.mean(self.samples))))
+        return
+    if mutant.how == "spread_x1.5":
+        setattr(holder, name, property(lambda self: original.fget(self) * 1.5))
+        return
+    wrong = {"perturb": perturb, "drop_last_row": drop_last_row}[mutant.how]
+
+    def mutated(*args, **kwargs):
+        return wrong(original(*args, **kwargs))
+    mutated.__name__ = getattr(original, "__name__", name)
+    setattr(holder, name, mutated)
+
+
+def run_one(mutant: Mutant | None, tests: tuple[str, ...]) -> tuple[bool, str, float]:
+    """(tests passed, first failing test or error, seconds)."""
+    code = ("import sys; sys.path.insert(0, 'bench'); import mutation_check as m\n"
+            f"mut = {repr(mutant.name) if mutant else None}\n"
+            "if mut: m.apply(next(x for x in m.MUTANTS if x.name == mut))\n"
+            "import pytest\n"
+            f"sys.exit(pytest.main(['-q', '-x', '-rf', '-p', 'no:cacheprovider', '-m', 'not notebook', "
+            f"*{list(tests)!r}]))\n")
+    t0 = time.monotonic()
+    p = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True)
+    failed = [line.split()[1] for line in p.stdout.splitlines() if line.startswith("FAILED")]
+    note = failed[0] if failed else (p.stdout.strip().splitlines() or [""])[-1]
+    return p.returncode == 0, note, time.monotonic() - t0
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("names", nargs="*", help="mutants to run (default: all)")
+    ap.add_argument("--list", action="store_true")
+    args = ap.parse_args(argv)
+    chosen = [m for m in MUTANTS if not args.names or m.name in args.names]
+    if args.list or not chosen:
+        for m in MUTANTS:
+            print(f"{m.name:28} {m.target:55} {m.how:16} {' '.join(m.tests)}")
+        return 0 if chosen or args.list else 2
+    every = tuple(sorted({t for m in chosen for t in m.tests}))
+    ok, note, dt = run_one(None, every)
+    print(f"unmutated: {'pass' if ok else 'FAIL ' + note} ({dt:.0f} s)", flush=True)
+    if not ok:
+        return 1
+    rows = []
+    for m in chosen:
+        passed, note, dt = run_one(m, m.tests)
+        rows.append((m, not passed, note, dt))
+        print(f"  {m.name:28} {'killed' if not passed else 'SURVIVED'} ({dt:.0f} s) {note}",
+              flush=True)
+    print("\n| function | mutation | tests run | killed by |")
+    print("| --- | --- | --- | --- |")
+    for m, killed, note, _ in rows:
+        print(f"| `{m.target}` | {m.how} | {', '.join(Path(t).name for t in m.tests)} | "
+              f"{note if killed else '**survived**'} |")
+    survivors = [m.name for m, killed, _, _ in rows if not killed]
+    print(f"\n{len(rows) - len(survivors)} of {len(rows)} mutants killed"
+          + (f"; survived: {', '.join(survivors)}" if survivors else ""))
+    return 1 if survivors else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
