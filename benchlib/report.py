@@ -28,6 +28,7 @@ RUN_FILE = "run.json"          # written by benchlib.notebooks: profile, machine
 INDEX = "index.html"
 TEMPLATES = Path(__file__).with_name("templates")
 _RUN_NAME = re.compile(r"^(?P<host>.+)-(?P<stamp>\d{8}-\d{6})$")
+_MATH = re.compile(r"(?<!\\)\$|\\\(|\\\[|\\begin\{")  # $, \(, \[, \begin{ (not \$)
 _MARKS = {True: ("holds", "holds"), False: ("does not hold", "fails"), None: ("cannot tell", "unknown")}
 
 
@@ -58,7 +59,10 @@ def notebook_to_html(executed: Path) -> Path:
     from nbconvert import HTMLExporter
 
     book = nbformat.read(executed, as_version=4)
-    body, _ = HTMLExporter().from_notebook_node(book)
+    has_math = any(c.cell_type == "markdown" and _MATH.search(c.source) for c in book.cells)
+    exporter = HTMLExporter(extra_template_paths=[str(TEMPLATES)],
+                            template_file="notebook.html.j2")
+    body, _ = exporter.from_notebook_node(book, resources={"benchlib_has_math": has_math})
     out = executed.with_suffix(".html")
     out.write_text(body, encoding="utf-8")
     return out

@@ -158,7 +158,8 @@ def _chromium():
     return webdriver.Chrome(service=Service(executable_path=CHROMEDRIVER), options=opts)
 
 
-def check_page_in_chromium(index: Path, screenshot: Path | None = None) -> dict:
+def check_page_in_chromium(index: Path, screenshot: Path | None = None,
+                           follow_pages: bool = False) -> dict:
     """Open ``index`` in headless Chromium; return what is broken on it."""
     driver = _chromium()
     try:
@@ -172,6 +173,13 @@ def check_page_in_chromium(index: Path, screenshot: Path | None = None) -> dict:
         log = driver.get_log("browser")
         if screenshot is not None:
             driver.save_screenshot(str(screenshot))
+        pages = sorted({h.split("#")[0] for h in hrefs if h.split("#")[0].endswith(".html")
+                        and Path(unquote(urlparse(h).path)).exists()
+                        and Path(unquote(urlparse(h).path)) != index.resolve()})
+        if follow_pages:  # the notebooks rendered by nbconvert: nothing fetched, no error
+            for page in pages:
+                driver.get(page)
+                log += [{**e, "page": page} for e in driver.get_log("browser")]
     finally:
         driver.quit()
     broken_links = []
@@ -185,7 +193,7 @@ def check_page_in_chromium(index: Path, screenshot: Path | None = None) -> dict:
             broken_links.append(href)
         elif url.fragment and target == index.resolve() and url.fragment not in ids:
             broken_links.append(href)
-    return {"links": hrefs, "images": images, "broken_links": broken_links,
+    return {"links": hrefs, "images": images, "pages": pages, "broken_links": broken_links,
             "broken_images": [src for src, complete, width in images if not (complete and width > 0)],
             "console_errors": [e for e in log if e.get("level") == "SEVERE"]}
 
@@ -194,7 +202,8 @@ def check_page_in_chromium(index: Path, screenshot: Path | None = None) -> dict:
 def test_report_opens_in_chromium_without_broken_link_image_or_error(runs, monkeypatch, tmp_path):
     monkeypatch.setitem(sys.modules, "benchlib.compare", None)
     index = report.write_report(runs["this"])
-    seen = check_page_in_chromium(index, tmp_path / "report.png")
+    seen = check_page_in_chromium(index, tmp_path / "report.png", follow_pages=True)
+    assert len(seen["pages"]) == 3  # the three notebooks as HTML
     assert len(seen["images"]) == 3  # paper_a's two figures and paper_b's one
     assert len(seen["links"]) >= 12  # nav, notebooks, figures, CSV, traceback, previous run
     assert seen["broken_links"] == []
@@ -216,3 +225,17 @@ def test_the_chromium_check_can_fail(runs, tmp_path):
     assert {Path(unquote(urlparse(h).path)).name for h in seen["broken_links"]} == {
         "bandwidth.png", "paper_b.html"}
     assert seen["console_errors"]  # the failed image load is logged
+
+
+def test_notebook_pages_fetch_mathjax_only_for_math(tmp_path):
+    plain, math = tmp_path / "plain.ipynb", tmp_path / "math.ipynb"
+    _executed_notebook(plain, "Costs \\$5000")
+    _executed_notebook(math, "Speed")
+    book = nbformat.read(math, as_version=4)
+    book.cells.append(nbformat.v4.new_markdown_cell("$$t = \\frac{a}{b}$$"))
+    nbformat.write(book, math)
+    plain_html = report.notebook_to_html(plain).read_text()
+    math_html = report.notebook_to_html(math).read_text()
+    assert "require.min.js" not in plain_html and "require.min.js" not in math_html
+    assert "mathjax" not in plain_html.lower()
+    assert "mathjax/2.7.7" in math_html.lower()
