@@ -263,6 +263,27 @@ register(Benchmark(
 ))
 
 
+register(Benchmark(
+    name="mem_revisit_latency",
+    description="The random chase of mem_latency with spin_adds dependent adds after each load: "
+                "every line is revisited later (a shared cache's other users get longer to evict it)",
+    unit="ns",
+    counts="ns per load, the adds' own time included (subtract a chase that stays in L1)",
+    params=(Param("size_bytes", "size", 1 << 20, "bytes covered by the chain", min=16,
+                  max=MAX_BUFFER),
+            Param("spin_adds", "int", 200, "dependent adds after each load", min=0, max=100000),
+            Param("huge_pages", "choice", "on", "as mem_latency's", choices=tuple(_HUGE)),
+            CPU),
+    measure=lambda p, o, ns, tk, info: _lib().bl_mem_latency_spin(
+        p["size_bytes"], 64, _PATTERNS["random"], _HUGE[p["huge_pages"]], p["spin_adds"],
+        o, ns, tk, info),
+    to_unit=lambda ns, p: ns,
+    check=lambda p: (_check_cpu(p["cpu"]), _check_mem_latency({**p, "stride_bytes": 64})),
+    memory_bytes=lambda p: p["size_bytes"],
+    extras=lambda info, p: {"huge_page_bytes": int(info.huge_bytes)},
+))
+
+
 def _check_line_pair(p: dict) -> None:
     _check_cpu(p["cpu"])
     if p["distance_bytes"] % 8:

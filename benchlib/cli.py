@@ -5,7 +5,8 @@
     benchlib info [--json]
     benchlib results [DIR] [--json]
     benchlib memory [--profile P] [--json] [--csv FILE]
-    benchlib fit-memory FILE.csv [--json] [--clock-ghz G]
+    benchlib fit-memory FILE [--json] [--clock-ghz G]   (our CSV, multichase-style CSV,
+                                                       or lat_mem_rd text output)
 
 A value with commas (``-p size_bytes=4k,64k,1M``) runs every combination.
 Bad input prints one line naming the valid choices and exits 2; Ctrl-C
@@ -116,14 +117,23 @@ def cmd_results(args) -> int:
     return 0
 
 
-def _print_fit(fit, comparison=None) -> None:
+def _print_fit(fit, comparison=None, tlb=None, shared=None) -> None:
     print(fit.table().to_string(index=False))
     print(f"line size: {fit.line_size_bytes} bytes" if fit.line_size_bytes else "line size: not found")
-    for t in fit.tlb:
-        print(f"TLB level {t['level']}: {t['entries']:.0f} entries, reach {t['reach_bytes'] / 2**20:.2f} MiB, "
+    for t in tlb if tlb is not None else fit.tlb:
+        rep = t.get("reported_entries")
+        print(f"TLB level {t['level']}: {t['entries']:.0f} entries (4 KiB pages; the CPU reports "
+              f"{rep if rep is not None else 'nothing'}), reach {t['reach_bytes'] / 2**20:.2f} MiB, "
               f"miss penalty {t['miss_penalty_ns']:.1f} ns")
     for note in fit.notes:
         print(f"note: {note}")
+    if shared:
+        print(f"last level {shared['level']}: effective {shared['effective_bytes'] / 2**20:.2f} MiB "
+              f"at {shared['latency_ns']:.1f} ns; sysfs L{shared['sysfs_level']} "
+              f"{shared['sysfs_bytes'] / 2**20:.0f} MiB shared by CPUs {shared['shared_cpu_list']}; "
+              f"per pass: " + ", ".join("?" if v is None else f"{v / 2**20:.2f} MiB"
+                                      for v in shared["passes_sizes"])
+              + (f"; {shared['reason']}" if shared["reason"] else ""))
     if comparison is not None and not comparison.empty:
         print("\nfitted against sysfs:")
         print(comparison.to_string(index=False))
@@ -138,20 +148,17 @@ def cmd_memory(args) -> int:
     if args.json:
         print(json.dumps(m.to_dict(), default=float, indent=1))
     else:
-        _print_fit(m.fit, m.comparison)
+        d = m.to_dict()
+        _print_fit(m.fit, m.comparison, tlb=d["tlb"], shared=d["shared_last_level"])
         print(f"\nmeasured and fitted in {m.elapsed_s:.1f} s (profile {m.profile})")
     return 0
 
 
 def cmd_fit_memory(args) -> int:
-    import pandas as pd
-
+    from .analysis.curve_readers import read_curve_file
     from .analysis.memory_fit import fit_memory
 
-    try:
-        df = pd.read_csv(args.file)
-    except (OSError, pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
-        raise BenchlibError(f"cannot read {args.file} as CSV: {exc}") from None
+    df = read_curve_file(args.file)
     fit = fit_memory(df, clock_ghz=args.clock_ghz, stride_bytes=args.stride_bytes)
     if args.json:
         print(json.dumps(fit.to_dict(), default=float, indent=1))
@@ -192,8 +199,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--csv", metavar="FILE", help="also write the latency table here")
     p.set_defaults(func=cmd_memory)
 
-    p = sub.add_parser("fit-memory", help="fit levels to a latency table (size_bytes, "
-                       "stride_bytes, latency_ns) from any source")
+    p = sub.add_parser("fit-memory", help="fit levels to a latency curve: our CSV, a "
+                       "multichase-style CSV, or lat_mem_rd text output")
     p.add_argument("file")
     p.add_argument("--json", action="store_true")
     p.add_argument("--clock-ghz", type=float, default=None, help="to give latencies in cycles")

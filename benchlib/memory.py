@@ -42,21 +42,40 @@ POINT_PROFILES = {
 # strides of the paper-style figure.
 GRID = {
     "smoke": (2, 1, [64, 4096]),
-    "quick": (6, 2, [64, 256, 1024, 4096]),
-    "full": (8, 3, [8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384]),
+    "quick": (6, 1, [64, 4096]),
+    "full": (8, 2, [16, 64, 256, 1024, 4096]),
 }
-PAIR_DISTANCES = [8, 16, 24, 32, 40, 48, 56, 64, 72, 80, 96, 128]
+#: Strides of the line-size reading beyond the last cache (the paper's):
+#: time per load against stride, at the two largest sizes of the scan.
+LINE_STRIDES = [8, 16, 32, 64, 128, 256, 512]
+#: The second pass repeats the sizes up to 2x the last level, but no further
+#: than this: past it every size is main memory on the machines we know.
+MAX_REPEAT_BYTES = 32 << 20
+PAIR_DISTANCES = [8, 16, 24, 32, 48, 56, 64, 96, 112, 120, 128, 192, 256]
 MIN_SIZE = 512
+#: A sysfs last level can be a whole socket's (or, in a guest, as the
+#: hypervisor presents it: 480 MiB on one Xeon guest); a chase past 128 MiB
+#: costs seconds and shows only memory where the effective last level is
+#: tens of MiB at most.  A last plateau not reached is noted by the fit.
+MAX_SCAN_BYTES = 128 << 20
 
 
-def last_level_bytes(machine: dict) -> int:
-    return machine.get("l3_bytes") or machine.get("l2_bytes") or (32 << 20)
+#: The scan's top when sysfs reports no cache: far past any last level
+#: we know of as a chase (the caches themselves are then "unknown").
+UNKNOWN_CACHE_SCAN_BYTES = 128 << 20
+
+
+def last_level_bytes(machine: dict) -> int | None:
+    """The last-level cache sysfs reports, or None (unknown: never invented)."""
+    return machine.get("l3_bytes") or machine.get("l2_bytes") or None
 
 
 def max_size_bytes(machine: dict) -> int:
     """4x the last-level cache (in whole 2 MiB), within a quarter of the
-    memory available now."""
-    want = -(-4 * last_level_bytes(machine) // (2 << 20)) * (2 << 20)
+    memory available now; with no cache reported, UNKNOWN_CACHE_SCAN_BYTES."""
+    llc = last_level_bytes(machine)
+    want = UNKNOWN_CACHE_SCAN_BYTES if llc is None else -(-4 * llc // (2 << 20)) * (2 << 20)
+    want = min(want, MAX_SCAN_BYTES)
     avail = available_memory_bytes()
     if avail:
         while want > avail // 4 and want > (16 << 20):
@@ -80,10 +99,66 @@ class MemoryMeasurement:
     elapsed_s: float
     profile: str
     machine: dict = field(repr=False)
+    #: each pass fitted on its own: the last cache's capacity (bytes) per pass
+    passes_sizes: list = field(default_factory=list)
+    #: the last cache's capacity at the normal and at a slow revisit
+    revisit: dict | None = None
+    #: time per load against stride at the scan's two largest sizes
+    line_strides: pd.DataFrame | None = None
+
+    @property
+    def huge_page_fraction(self) -> float | None:
+        """Fraction of the random curve's bytes that huge pages backed."""
+        r = self.latency[self.latency.get("pattern", "") == "random"]
+        if r.empty or "huge_page_bytes" not in r:
+            return None
+        return float((r["huge_page_bytes"] / r["size_bytes"]).clip(upper=1).mean())
+
+    def shared_last_level(self) -> dict | None:
+        """The last fitted cache beside the last level sysfs reports: its
+        effective capacity, sysfs's size, who shares it (shared_cpu_list),
+        and how the capacity moved between passes (``passes_sizes``)."""
+        caches = [lv for lv in self.fit.levels if lv.size_bytes]
+        rep = [c for c in self.machine.get("caches", []) if c["type"] in ("Data", "Unified")]
+        if not caches or not rep:
+            return None
+        last_rep = max(rep, key=lambda c: c["level"])
+        lv = caches[-1]
+        shared = last_rep.get("shared_cpu_list") or ""
+        ratio = lv.size_bytes / last_rep["size_bytes"] if last_rep["size_bytes"] else None
+        reason = []
+        rv = self.revisit or {}
+        if rv.get("slow_bytes") and rv.get("normal_bytes"):
+            moved = rv["slow_bytes"] / rv["normal_bytes"]
+            reason.append(f"revisiting each line {rv['slow_ns_per_load']:.0f} ns apart instead of "
+                          f"{rv['normal_ns_per_load']:.0f} ns, the chase keeps "
+                          f"{100 * moved:.0f} % of it"
+                          + (" (time-dependent: something else evicts it)" if moved < 0.85 else
+                             " (no loss to time: capacity, not neighbours)"))
+        if ratio is not None and ratio < 0.5:
+            reason.append(f"the chase kept {100 * ratio:.0f} % of the {last_rep['size_bytes'] >> 20} "
+                          f"MiB sysfs reports")
+            if "-" in shared or "," in shared:
+                reason.append(f"sysfs says CPUs {shared} share it")
+            if self.machine.get("virtualized"):
+                reason.append("this is a guest: the host's other tenants share the physical "
+                              "last level, and sysfs shows what the hypervisor presents")
+        return {"level": lv.name, "effective_bytes": lv.size_bytes,
+                "effective_bytes_low": lv.size_bytes_low,
+                "effective_bytes_high": lv.size_bytes_high, "latency_ns": lv.latency_ns,
+                "sysfs_level": last_rep["level"], "sysfs_bytes": last_rep["size_bytes"],
+                "shared_cpu_list": shared, "passes_sizes": self.passes_sizes,
+                "revisit": self.revisit,
+                "reason": "; ".join(reason)}
 
     def to_dict(self) -> dict:
         d = self.fit.to_dict()
-        d.update({"elapsed_s": self.elapsed_s, "profile": self.profile,
+        rep = reported_tlb()
+        d["tlb"] = tlb_with_reported(d["tlb"], rep)
+        d.update({"tlb_reported": {"levels": {str(k): v for k, v in rep["levels"].items()},
+                                   "note": rep["note"]},
+                  "huge_page_fraction": self.huge_page_fraction,
+                  "shared_last_level": self.shared_last_level(),"elapsed_s": self.elapsed_s, "profile": self.profile,
                   "clock_ghz": float(np.median(self.latency["clock_ghz"])),
                   "thp_enabled": self.machine.get("thp_enabled"),
                   "reported_caches": [c for c in self.machine.get("caches", [])
@@ -97,14 +172,8 @@ def _latency_rows(df: pd.DataFrame) -> pd.DataFrame:
                               "median_clock_ghz": "clock_ghz"})
 
 
-# Adjacent levels of a real hierarchy differ by 3x or more in latency; a
-# smaller step (1.3-1.5x seen inside L2 here while the sibling hyperthread
-# was busy) is a slowly rising plateau, not a level.
-MIN_LEVEL_RATIO = 1.6
-
-
 def fit_normalised(latency: pd.DataFrame, pairs: pd.DataFrame, tlb: pd.DataFrame,
-                   clock_ghz: float) -> MemoryFit:
+                   clock_ghz: float, line_strides: pd.DataFrame | None = None) -> MemoryFit:
     """Fit the levels on frequency-normalised latency, then report each
     plateau in measured ns.
 
@@ -119,7 +188,9 @@ def fit_normalised(latency: pd.DataFrame, pairs: pd.DataFrame, tlb: pd.DataFrame
     pairs_n = pairs[["distance_bytes"]].assign(latency_ns=pairs["latency_cycles"] / clock_ghz)
     tlb_n = pd.DataFrame({"pages": tlb["pages"], "latency_ns": tlb["latency_cycles"] / clock_ghz,
                           "control_ns": tlb["control_cycles"] / clock_ghz})
-    fit = fit_memory(norm, clock_ghz=clock_ghz, page_bytes=4096, min_ratio=MIN_LEVEL_RATIO,
+    strides_n = None if line_strides is None else line_strides[["size_bytes", "stride_bytes"]].assign(
+        latency_ns=line_strides["latency_cycles"] / clock_ghz, pattern="stride")
+    fit = fit_memory(norm, clock_ghz=clock_ghz, page_bytes=4096, strides=strides_n,
                      pairs=pairs_n, tlb=tlb_n)
     curve = latency[(latency.stride_bytes == fit.stride_bytes_used)
                     & (latency.pattern == ("random" if (latency.pattern == "random").any() else "stride"))]
@@ -147,10 +218,32 @@ def _best_of_passes(name: str, grid: dict, passes: int, profile, progress: bool,
         grid = {**grid, "size_bytes": [s for s in grid["size_bytes"] if s <= repeat_below]}
     runs += [sweep(name, grid, profile=profile, progress=progress, shuffle=True, **fixed)
              for _ in range(passes - 1)]
-    best = pd.concat([r.assign(passes=passes) for r in runs], ignore_index=True)
+    best = pd.concat([r.assign(passes=passes, pass_index=i) for i, r in enumerate(runs)],
+                     ignore_index=True)
     keys = list(grid)
     idx = best.groupby(keys)["median_cycles"].idxmin()
-    return best.loc[idx].sort_values(keys).reset_index(drop=True)
+    out = best.loc[idx].sort_values(keys).reset_index(drop=True)
+    out.attrs["passes"] = best
+    return out
+
+
+def _last_level_per_pass(rows: pd.DataFrame, clock: float) -> list[float | None]:
+    """Each pass of the random curve fitted alone: its last cache's size."""
+    from .analysis.memory_fit import fit_levels
+
+    every = rows.attrs.get("passes")
+    if every is None:
+        return []
+    out = []
+    for _, r in every.groupby("pass_index"):
+        curve = pd.DataFrame({"size_bytes": r["size_bytes"],
+                              "latency_ns": r["median_cycles"] / clock})
+        try:
+            caches = [lv.size_bytes for lv in fit_levels(curve) if lv.size_bytes]
+        except BenchlibError:
+            caches = []
+        out.append(caches[-1] if caches else None)
+    return out
 
 
 def measure_hierarchy(profile: str = "quick", progress: bool = True, strides: list[int] | None = None,
@@ -167,16 +260,23 @@ def measure_hierarchy(profile: str = "quick", progress: bool = True, strides: li
     top = max_bytes or max_size_bytes(machine)
 
     passes = PASSES[profile]
-    parts = [_latency_rows(_best_of_passes("mem_latency", {"size_bytes": size_grid(top, random_ppo)},
-                                           passes, prof, progress,
-                                           repeat_below=2 * last_level_bytes(machine),
-                                           stride_bytes=64, pattern="random", huge_pages="on"))]
+    random_rows = _best_of_passes("mem_latency", {"size_bytes": size_grid(top, random_ppo)},
+                                  passes, prof, progress,
+                                  repeat_below=min(2 * (last_level_bytes(machine) or top),
+                                                   MAX_REPEAT_BYTES),
+                                  stride_bytes=64, pattern="random", huge_pages="on")
+    parts = [_latency_rows(random_rows)]
     for s in strides:
         sizes = [x for x in size_grid(top, stride_ppo) if x >= 2 * s]
         parts.append(_latency_rows(sweep("mem_latency", {"size_bytes": sizes}, stride_bytes=s,
                                          pattern="stride", huge_pages="off", profile=prof,
                                          progress=progress)))
     latency = pd.concat(parts, ignore_index=True)
+    big = sorted(random_rows["size_bytes"])[-2:]
+    line_strides = _latency_rows(sweep("mem_latency", {"stride_bytes": LINE_STRIDES,
+                                                       "size_bytes": big},
+                                       pattern="stride", huge_pages="off", profile=prof,
+                                       progress=progress))
 
     point = POINT_PROFILES[profile]
     pairs = _latency_rows(_best_of_passes("line_pair_latency", {"distance_bytes": PAIR_DISTANCES},
@@ -190,10 +290,58 @@ def measure_hierarchy(profile: str = "quick", progress: bool = True, strides: li
                         "control_cycles": dense["median_cycles"].values})
 
     clock = float(np.median(latency["clock_ghz"]))
-    fit = fit_normalised(latency, pairs, tlb, clock)
+    fit = fit_normalised(latency, pairs, tlb, clock, line_strides=line_strides)
     comparison = compare_with_reported(fit, machine.get("caches", []))
+    per_pass = _last_level_per_pass(random_rows, clock) if passes > 1 else []
+    revisit = measure_revisit(fit, profile, progress) if profile != "smoke" else None
     return MemoryMeasurement(latency=latency, pairs=pairs, tlb=tlb, fit=fit, comparison=comparison,
-                             elapsed_s=time.monotonic() - t0, profile=profile, machine=machine)
+                             elapsed_s=time.monotonic() - t0, profile=profile, machine=machine,
+                             passes_sizes=per_pass, revisit=revisit,
+                             line_strides=line_strides)
+
+
+# ------------------------------------------------- a slower revisit
+
+#: Dependent adds after each load for the slow revisit: about 200 cycles,
+#: several times a last-level hit, so each line waits several times longer.
+SLOW_SPIN_ADDS = 200
+
+
+def measure_revisit(fit, profile: str, progress: bool) -> dict | None:
+    """The last cache's capacity with the chase as fast as it goes and with
+    each line revisited SLOW_SPIN_ADDS adds later.  A private cache keeps the
+    same lines however slowly they come back; a shared one loses more to its
+    other users the longer each line waits.  The adds' own time is measured
+    on a chase that stays in L1 and subtracted."""
+    from .analysis.cache_model import fit_transitions
+
+    caches = [lv for lv in fit.levels if lv.size_bytes]
+    if not caches:
+        return None
+    last = caches[-1]
+    lo = max(MIN_SIZE, int(last.size_bytes / 4))
+    sizes = [s for s in size_grid(int(last.size_bytes * 4), 3, min_bytes=lo)]
+    prof = GRID_PROFILES[profile]
+    out = {"spin_adds": SLOW_SPIN_ADDS}
+    for key, spin in (("normal", 0), ("slow", SLOW_SPIN_ADDS)):
+        df = _latency_rows(sweep("mem_revisit_latency", {"size_bytes": [16 << 10] + sizes},
+                                 huge_pages="on", spin_adds=spin, profile=prof,
+                                 progress=progress))
+        clock = float(np.median(df["clock_ghz"]))
+        cyc = df.set_index("size_bytes")["latency_cycles"] / clock
+        base = float(cyc.loc[16 << 10]) - caches[0].latency_ns      # the adds' own time
+        w = np.array(sizes, float)
+        lat = np.maximum(cyc.loc[sizes].to_numpy(float) - base, 1e-3)
+        mem = fit.levels[-1].latency_ns
+        try:
+            t = fit_transitions(w, lat, [last.latency_ns, mem], [last.size_bytes],
+                                sigma=0.03)[0]
+            out[f"{key}_bytes"] = t.size_bytes
+        except (ValueError, FloatingPointError):
+            out[f"{key}_bytes"] = None
+        out[f"{key}_ns_per_load"] = float(np.median(cyc.to_numpy(float)))
+        out[f"{key}_curve"] = {"size_bytes": sizes, "latency_ns": lat.tolist()}
+    return out
 
 
 # ---------------------------------------------------------------- bandwidth
@@ -202,21 +350,31 @@ BANDWIDTH_OPS = ["read", "write", "rmw", "copy_unrolled", "copy_libc", "memset"]
 MIB = 1 << 20
 
 
-def cache_sizes(machine: dict) -> tuple[int, int]:
+def cache_sizes(machine: dict, fit=None) -> tuple[int, int]:
     """(cached, uncached) block sizes from the machine's caches: a block
     whose source and destination both fit in L2, and one 4x the last
-    level (as Ousterhout's Table 5 and the lmbench paper ask)."""
-    l2 = machine.get("l2_bytes") or (256 << 10)
+    level (as Ousterhout's Table 5 and the lmbench paper ask).  Sizes come
+    from sysfs, else from a fitted hierarchy ``fit``; with neither, the
+    caches are unknown and this says so rather than invent one."""
+    l2 = machine.get("l2_bytes")
     llc = machine.get("l3_bytes") or l2
-    return max(4096, l2 // 4), 1 << math.ceil(math.log2(4 * llc))
+    if fit is not None and (l2 is None or llc is None):
+        fitted = [lv.size_bytes for lv in fit.levels if lv.size_bytes]
+        l2 = l2 or (fitted[1] if len(fitted) > 1 else None)
+        llc = llc or (fitted[-1] if fitted else None)
+    if not l2 or not llc:
+        raise BenchlibError("the L2 and last-level cache sizes are unknown (sysfs reports none "
+                            "and no fitted hierarchy was given): cannot choose cached and "
+                            "uncached block sizes")
+    return max(4096, int(l2) // 4), 1 << math.ceil(math.log2(4 * llc))
 
 
-def bandwidth_table(profile: str = "quick", progress: bool = True) -> pd.DataFrame:
+def bandwidth_table(profile: str = "quick", progress: bool = True, fit=None) -> pd.DataFrame:
     """Every bandwidth op at the cached and the uncached size, counted
     both ways: once (the lmbench paper, Ousterhout) and as STREAM does."""
     from .harness import PROFILES
 
-    cached, uncached = cache_sizes(machine_info())
+    cached, uncached = cache_sizes(machine_info(), fit)
     rows = []
     for counting in ("once", "stream"):
         df = sweep("mem_bandwidth", {"op": BANDWIDTH_OPS, "size_bytes": [cached, uncached]},
@@ -268,3 +426,133 @@ def ousterhout_table5_row(bw: pd.DataFrame, label: str) -> pd.DataFrame:
     c = bw[(bw.counting == "once") & (bw.op == "copy_libc")].set_index("where")["value"]
     return pd.DataFrame([{"configuration": label, "cached_mb_s": c["cached"],
                           "uncached_mb_s": c["uncached"]}])
+
+
+# ------------------------------------------------ what the CPU reports: TLB
+
+def reported_tlb() -> dict:
+    """Data-TLB entries for 4 KiB pages as the CPU reports them, per level:
+    {"levels": {1: n, 2: n}, "source": "...", "note": "..."}.  Intel: cpuid
+    leaf 0x18 (deterministic address translation); AMD: leaves 0x80000005/6;
+    /proc/cpuinfo's "TLB size" (AMD, one figure: the L2).  A guest's cpuid is
+    the hypervisor's to fill: it may be empty or invented, and the note says
+    where the figures came from."""
+    from ._native import ffi, lib
+
+    out = {"levels": {}, "source": None, "note": ""}
+    regs = ffi.new("unsigned[4]")
+    if lib.bl_cpuid(0, 0, regs) != 0:
+        out["note"] = "not an x86 CPU: no cpuid; TLB sizes unknown"
+        return out
+    vendor = b"".join(int(r).to_bytes(4, "little") for r in (regs[1], regs[3], regs[2])).decode(
+        "ascii", "replace")
+    max_leaf = int(regs[0])
+    if vendor == "GenuineIntel" and max_leaf >= 0x18:
+        lib.bl_cpuid(0x18, 0, regs)
+        n_sub = int(regs[0])
+        for sub in range(n_sub + 1):
+            lib.bl_cpuid(0x18, sub, regs)
+            edx, ebx, ecx = int(regs[3]), int(regs[1]), int(regs[2])
+            kind, level = edx & 0x1F, (edx >> 5) & 0x7
+            if kind in (1, 3, 4) and ebx & 1:            # data, unified or load; 4K pages
+                entries = ((ebx >> 16) & 0xFFFF) * ecx
+                out["levels"][level] = max(out["levels"].get(level, 0), entries)
+        out["source"] = "cpuid leaf 0x18"
+    elif vendor == "AuthenticAMD":
+        lib.bl_cpuid(0x80000000, 0, regs)
+        if int(regs[0]) >= 0x80000006:
+            lib.bl_cpuid(0x80000005, 0, regs)
+            l1 = (int(regs[1]) >> 16) & 0xFF
+            lib.bl_cpuid(0x80000006, 0, regs)
+            l2 = (int(regs[1]) >> 16) & 0xFFF
+            out["levels"] = {k: v for k, v in ((1, l1), (2, l2)) if v}
+            out["source"] = "cpuid leaves 0x80000005/6"
+    for line in (_read_text("/proc/cpuinfo") or "").splitlines():
+        if line.startswith("TLB size") and 2 not in out["levels"]:
+            try:
+                out["levels"][2] = int(line.split(":")[1].split()[0])
+                out["source"] = (out["source"] + " and " if out["source"] else "") + "/proc/cpuinfo"
+            except (IndexError, ValueError):
+                pass
+            break
+    if not out["levels"]:
+        out["note"] = (f"{vendor}: cpuid reports no data-TLB sizes in the leaves read (a "
+                       "hypervisor may hide them; Intel's older leaf 0x2 descriptors are not "
+                       "decoded)")
+    else:
+        out["note"] = f"{vendor}: from {out['source']} (in a guest, as the hypervisor presents it)"
+    return out
+
+
+def _read_text(path: str) -> str | None:
+    try:
+        with open(path) as f:
+            return f.read()
+    except OSError:
+        return None
+
+
+def tlb_with_reported(fitted: list[dict], reported: dict) -> list[dict]:
+    """Each fitted TLB level with ``reported_entries`` (None where the CPU
+    reports nothing) and ``page_bytes``."""
+    out = []
+    for t in fitted:
+        d = dict(t)
+        d["reported_entries"] = reported["levels"].get(int(t["level"]))
+        d.setdefault("page_bytes", 4096)
+        out.append(d)
+    return out
+
+
+# --------------------------------------------------- for the notebook
+
+def model_curve(fit, sizes) -> pd.DataFrame:
+    """The fitted hierarchy's latency over ``sizes`` (the transition model
+    with each level's fitted capacity, ways and page size), for drawing over
+    the measured points."""
+    from .analysis.cache_model import HUGE_PAGE, staircase
+
+    trans = [(lv.size_bytes, lv.transition.ways if lv.transition else 8,
+              lv.transition.page_bytes if lv.transition else HUGE_PAGE)
+             for lv in fit.levels if lv.size_bytes]
+    s = np.asarray(sizes, float)
+    return pd.DataFrame({"size_bytes": s,
+                         "latency_ns": staircase(s, [lv.latency_ns for lv in fit.levels], trans)})
+
+
+def draw_model(ax, m: MemoryMeasurement, label: str = "fitted model"):
+    """The model's curve over the measured random-chase points on ``ax``."""
+    r = m.latency[m.latency.pattern == "random"].sort_values("size_bytes")
+    sizes = np.geomspace(r.size_bytes.min(), r.size_bytes.max(), 400)
+    mc = model_curve(m.fit, sizes)
+    ax.plot(mc.size_bytes, mc.latency_ns, "-", color="#d62728", lw=1.5, label=label)
+    ax.legend(fontsize=8, ncol=2, loc="upper left")
+    return ax
+
+
+def level_evidence(m: MemoryMeasurement) -> pd.DataFrame:
+    """One row per fitted level: size with its interval, latency, the shape
+    of its transition, what sysfs reports at that level, and the evidence in
+    words."""
+    from .analysis.cache_model import describe_shape
+
+    rep = {c["level"]: c for c in m.machine.get("caches", []) if c["type"] in ("Data", "Unified")}
+    rows = []
+    for i, lv in enumerate(m.fit.levels):
+        sysfs = rep.get(i + 1) if lv.size_bytes else None
+        if lv.size_bytes is None:
+            ev = f"the last plateau, {lv.n_points} points past every cache"
+        else:
+            ev = (f"plateau of {lv.n_points} points at {lv.latency_ns:.3g} ns; its end fits "
+                  + (describe_shape(lv.transition) if lv.transition else "a threshold crossing"))
+            if sysfs and sysfs.get("size_bytes"):
+                r = lv.size_bytes / sysfs["size_bytes"]
+                ev += (f"; {100 * r:.0f} % of sysfs's L{i + 1}"
+                       + ("" if 0.9 <= r <= 1.1 else
+                          f" (shared by CPUs {sysfs.get('shared_cpu_list')})" if r < 0.9 else ""))
+        rows.append({"level": lv.name, "size_bytes": lv.size_bytes,
+                     "size_low": lv.size_bytes_low, "size_high": lv.size_bytes_high,
+                     "latency_ns": lv.latency_ns,
+                     "sysfs_bytes": sysfs.get("size_bytes") if sysfs else None,
+                     "evidence": ev})
+    return pd.DataFrame(rows)

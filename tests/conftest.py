@@ -131,23 +131,41 @@ def subreaper():
         libc.prctl(PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0)
 
 
+def _sigint_as_a_terminal_has_it():
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def cli_popen(args, **kw):
+    """The CLI in a child that takes Ctrl-C as it would from a terminal.  A
+    process started in the background by a non-interactive shell (nohup,
+    `cmd &` in a script, as CI runners may do) inherits SIGINT ignored, and
+    Python then installs no KeyboardInterrupt handler: the child's default
+    is restored here, so the test measures the program, not how it was
+    launched."""
+    return subprocess.Popen([sys.executable, "-m", "benchlib.cli", *args], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True,
+                            preexec_fn=_sigint_as_a_terminal_has_it, **kw)
+
+
 def interrupt_run(name, params, started, settle_s=1.0, wait_s=30):
     """`benchlib run NAME -p ...` with more samples than any profile takes;
     once ``started(pid)`` is true, wait ``settle_s`` and send SIGINT.
     Returns (exit code, stderr)."""
     args = [x for kv in params for x in ("-p", kv)]
-    p = subprocess.Popen([sys.executable, "-m", "benchlib.cli", "run", name, *args,
-                          "--profile", "full", "--samples", "100000"],
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    p = cli_popen(["run", name, *args, "--profile", "full", "--samples", "100000"])
     deadline = time.monotonic() + wait_s
     while not started(p.pid):
         if time.monotonic() > deadline or p.poll() is not None:
             p.kill()
             pytest.fail(f"{name} never started its helpers: {p.communicate()[1]}")
         time.sleep(0.02)
+    t_started = time.monotonic()
     time.sleep(settle_s)
     p.send_signal(signal.SIGINT)
-    _, err = p.communicate(timeout=20)
+    out, err = p.communicate(timeout=60)
+    if p.returncode != 130:  # say what happened instead (the assertion shows err)
+        err += (f"\n[interrupt_run: exit {p.returncode} {time.monotonic() - t_started:.1f} s after "
+                f"{name} started; stdout: {out.strip()[:300]!r}]")
     return p.returncode, err
 
 

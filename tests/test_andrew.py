@@ -1,8 +1,6 @@
 """The Modified Andrew Benchmark driver: phases, clean-up, errors, interrupt."""
 import os
 import signal
-import subprocess
-import sys
 import time
 
 import pytest
@@ -10,6 +8,7 @@ import pytest
 import benchlib
 from benchlib.benchmarks import MAB_PHASES
 from benchlib.errors import BenchlibError
+from conftest import cli_popen
 
 
 @pytest.mark.slow
@@ -32,9 +31,7 @@ def test_unwritable_directory():
 
 @pytest.mark.slow
 def test_interrupt_during_the_run_leaves_nothing(tmp_path):
-    p = subprocess.Popen([sys.executable, "-m", "benchlib.cli", "run", "andrew_benchmark",
-                          "-p", f"directory={tmp_path}", "--samples", "20"],
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    p = cli_popen(["run", "andrew_benchmark", "-p", f"directory={tmp_path}", "--samples", "20"])
     deadline = time.monotonic() + 20
     while not os.listdir(tmp_path) and time.monotonic() < deadline:
         time.sleep(0.02)

@@ -1,8 +1,16 @@
-"""The memory family: parameters, and relations that hold whatever the noise."""
+"""The memory family: parameters, and the structure of what each returns.
+
+No test here orders two live timings (CI runs on a noisy shared VM): which
+of two chases is faster is the analysis's business, tested on simulated
+curves in test_memory_fit.py."""
+
+import math
 
 import pytest
 
 import benchlib
+import benchlib.memory
+import benchlib.registry
 from benchlib.errors import BenchlibError
 
 
@@ -24,13 +32,20 @@ def test_bad_parameters(name, params, message):
         benchlib.run(name, params, profile="smoke")
 
 
-def test_random_chase_defeats_the_prefetcher():
-    # Far beyond the caches, a stride-64 ring is served by prefetchers; a
-    # random one pays for every load.
-    stride = benchlib.run("mem_latency", size_bytes="64M", stride_bytes=64, profile="smoke")
-    rand = benchlib.run("mem_latency", size_bytes="64M", stride_bytes=64, pattern="random",
-                        huge_pages="on", profile="smoke")
-    assert rand.median > 2 * stride.median
+def _positive_samples(r):
+    assert len(r.samples) >= 1
+    assert all(math.isfinite(v) and v > 0 for v in r.samples)
+    assert len(r.ns_per_iteration) == len(r.samples)
+
+
+def test_random_and_stride_chases_return_ns_per_load():
+    for pattern, huge in (("stride", "off"), ("random", "on")):
+        r = benchlib.run("mem_latency", size_bytes="1M", stride_bytes=64, pattern=pattern,
+                         huge_pages=huge, profile="smoke")
+        _positive_samples(r)
+        assert r.params["pattern"] == pattern
+        # ns per load is the unit: the value is the time of one iteration
+        assert r.samples == pytest.approx(r.ns_per_iteration)
 
 
 def test_huge_pages_are_reported():
@@ -39,24 +54,42 @@ def test_huge_pages_are_reported():
     off = benchlib.run("mem_latency", size_bytes="4M", pattern="random", huge_pages="off",
                        profile="smoke")
     assert off.extras["huge_page_bytes"] == 0
+    assert 0 <= r.extras["huge_page_bytes"] <= 4 << 20
     if r.machine["thp_enabled"] in ("always", "madvise"):
         assert r.extras["huge_page_bytes"] > 0
 
 
-def test_a_second_load_inside_the_line_is_cheaper():
-    # Over 64 MiB the first load misses every cache: a second load in the
-    # same line is an L1 hit, one two lines away is a second miss (~2x).
-    near = benchlib.run("line_pair_latency", distance_bytes=8, size_bytes="64M", profile="smoke")
-    far = benchlib.run("line_pair_latency", distance_bytes=128, size_bytes="64M", profile="smoke")
-    assert far.median_cycles > 1.3 * near.median_cycles
+def test_line_pairs_report_ns_per_pair_of_loads():
+    # a pair is two dependent loads: the value is twice the time per load
+    r = benchlib.run("line_pair_latency", distance_bytes=64, size_bytes="1M", profile="smoke")
+    _positive_samples(r)
+    assert r.samples == pytest.approx(r.ns_per_iteration)
+    assert "pair" in benchlib.registry.get_benchmark("line_pair_latency").counts
 
 
-def test_one_line_per_page_costs_more_than_dense_lines_past_the_tlb():
-    # 4096 pages: more than any second-level TLB holds, while the same lines
-    # packed (256 KiB) stay in L2 even when a busy sibling shares it.
-    spread = benchlib.run("tlb_latency", pages=4096, layout="spread", profile="smoke")
-    dense = benchlib.run("tlb_latency", pages=4096, layout="dense", profile="smoke")
-    assert spread.median_cycles > 1.5 * dense.median_cycles
+def test_tlb_chase_layouts_both_run():
+    for layout in ("spread", "dense"):
+        r = benchlib.run("tlb_latency", pages=64, layout=layout, profile="smoke")
+        _positive_samples(r)
+        assert r.params["layout"] == layout
+
+
+def test_cpuid_names_the_vendor_on_x86():
+    import platform
+
+    from benchlib._native import ffi, lib
+
+    regs = ffi.new("unsigned[4]")
+    rc = lib.bl_cpuid(0, 0, regs)
+    if platform.machine() not in ("x86_64", "i686", "AMD64"):
+        assert rc == -1
+        return
+    assert rc == 0
+    vendor = b"".join(int(r).to_bytes(4, "little") for r in (regs[1], regs[3], regs[2]))
+    assert len(vendor) == 12 and vendor.decode("ascii").isprintable()
+    rep = benchlib.memory.reported_tlb()
+    assert set(rep) == {"levels", "source", "note"} and rep["note"]
+    assert all(isinstance(v, int) and v > 0 for v in rep["levels"].values())
 
 
 def test_stream_counting_doubles_copies_only():
@@ -69,12 +102,6 @@ def test_stream_counting_doubles_copies_only():
     read = benchlib.run("mem_bandwidth", op="read", size_bytes="64k", counting="stream",
                         profile="smoke")
     assert read.samples[0] == pytest.approx(65536 / read.ns_per_iteration[0] * 1e3)
-
-
-def test_cached_reads_are_faster_than_memory_reads():
-    cached = benchlib.run("mem_bandwidth", op="read", size_bytes="16k", profile="smoke")
-    memory = benchlib.run("mem_bandwidth", op="read", size_bytes="256M", profile="smoke")
-    assert cached.median > 1.5 * memory.median
 
 
 def test_strided_read_counts_the_words_touched():

@@ -1,6 +1,8 @@
 """`benchlib memory` and `benchlib fit-memory`: the JSON contract and bad input."""
 import json
 
+import numpy as np
+
 import pandas as pd
 import pytest
 
@@ -59,3 +61,150 @@ def test_memory_smoke_json(cli):
     sizes = [lev["size_bytes"] for lev in d["levels"][:-1]]
     assert sizes == sorted(sizes)
     assert d["elapsed_s"] > 0 and d["reported_caches"]
+
+
+# ------------------------------------------- curves from other tools
+
+import cachesim as cs  # noqa: E402  (tests/ is on sys.path under pytest)
+
+K, M = 1 << 10, 1 << 20
+SIM = cs.Machine((cs.Level(32 * K, 8, 1.3), cs.Level(512 * K, 8, 4.0),
+                  cs.Level(8 * M, 16, 14.0)), 95.0)
+
+
+def _write_lat_mem_rd(path, strides=(16, 32, 64, 128, 256)):
+    """The classic text output: a '"stride=N' line, then 'size_in_MB ns'
+    lines (MB = 2^20 bytes, 5 decimals), a blank line between curves."""
+    out = []
+    for st in strides:
+        df = cs.chase_curve(SIM, cs.size_grid(SIM, 6, top_factor=4.0), stride=st,
+                            pattern="stride", seed=st)
+        out.append(f'"stride={st}')
+        out += [f"{s / M:.5f} {v:.3f}" for s, v in zip(df.size_bytes, df.latency_ns)]
+        out.append("")
+    path.write_text("\n".join(out))
+
+
+def _write_multichase_csv(path):
+    """A multichase-style table: arena sizes with k/m suffixes, ns per load."""
+    df = cs.chase_curve(SIM, cs.size_grid(SIM, 6), stride=64, pattern="random", page=2 * M,
+                        seed=5)
+    rows = ["arena,stride,ns"]
+    for s, v in zip(df.size_bytes, df.latency_ns):
+        size = f"{s // K}k" if s % K == 0 else str(s)
+        rows.append(f"{size},64,{v:.3f}")
+    path.write_text("\n".join(rows) + "\n")
+
+
+@pytest.mark.parametrize("writer", [_write_lat_mem_rd, _write_multichase_csv])
+def test_fit_memory_reads_other_tools_files(cli, tmp_path, writer):
+    f = tmp_path / ("lat.txt" if writer is _write_lat_mem_rd else "chase.csv")
+    writer(f)
+    r = cli("fit-memory", str(f), "--json")
+    assert r.returncode == 0, r.stderr
+    d = json.loads(r.stdout)
+    sizes = [lev["size_bytes"] for lev in d["levels"]]
+    assert sizes[-1] is None and len(sizes) == 4, sizes
+    for got, want in zip(sizes[:-1], SIM.truth_sizes()):
+        assert got == pytest.approx(want, rel=0.10)
+    if writer is _write_lat_mem_rd:
+        assert d["line_size_bytes"] == 64          # from the stride curves
+
+
+@pytest.mark.parametrize("content,needle", [
+    ('"stride=64\n0.5 1.2\nfast 3\n', "line 3"),
+    ("0.5 1.2\n", "missing columns"),
+    ("arena,ns\n12q,1.0\n", "as a size"),
+])
+def test_fit_memory_bad_other_formats(cli, tmp_path, content, needle):
+    f = tmp_path / "bad.txt"
+    f.write_text(content)
+    r = cli("fit-memory", str(f))
+    assert r.returncode == 2 and needle in r.stderr and "Traceback" not in r.stderr
+
+
+@pytest.fixture
+def simulated_memory(monkeypatch):
+    """`benchlib memory` with the simulator in place of the C chases (and a
+    sysfs that reports an 8-CPU shared 32 MiB L3)."""
+    import benchlib.memory as mem
+    from benchlib.metadata import machine_info
+
+    rng = np.random.default_rng(0)
+    pair_m = cs.Machine(SIM.levels, SIM.memory_ns, line_bytes=64)
+
+    def fake_sweep(name, grid, profile=None, progress=False, shuffle=False, **fixed):
+        if name in ("mem_latency", "mem_revisit_latency"):
+            page = 2 * M if fixed.get("huge_pages") == "on" else 4096
+            pattern = fixed.get("pattern", "random" if name != "mem_latency" else "stride")
+            df = pd.concat([cs.chase_curve(SIM, grid["size_bytes"], stride=st, pattern=pattern,
+                                           page=page, noise=0.005, seed=int(rng.integers(1000)))
+                            for st in grid.get("stride_bytes", [fixed.get("stride_bytes", 64)])],
+                           ignore_index=True)
+            ns = df["latency_ns"] + (70.0 if fixed.get("spin_adds") else 0.0)
+            out = pd.DataFrame({"size_bytes": df["size_bytes"], "stride_bytes": df["stride_bytes"]})
+            out["huge_page_bytes"] = df["size_bytes"] if page > 4096 else 0
+        elif name == "line_pair_latency":
+            p = cs.pair_table(pair_m, distances=grid["distance_bytes"], noise=0.005)
+            p = p.groupby("distance_bytes", as_index=False).median()
+            out, ns = pd.DataFrame({"distance_bytes": p["distance_bytes"]}), p["latency_ns"]
+        else:                                          # tlb_latency: 64 and 1536 entries
+            pages = np.asarray(grid["pages"], float)
+            pen = 2.0 * (pages > 64) + 20.0 * (pages > 1536)
+            out = pd.DataFrame({"pages": pages})
+            ns = 4.0 + (pen if fixed.get("layout") == "spread" else 0.0 * pen)
+        for k, v in fixed.items():
+            out[k] = v
+        out["value"] = np.asarray(ns, float)
+        out["median_cycles"] = out["value"] * 3.0
+        out["median_clock_ghz"] = 3.0
+        return out
+
+    monkeypatch.setattr(mem, "sweep", fake_sweep)
+    info = dict(machine_info())
+    info.update(l2_bytes=512 * K, l3_bytes=32 * M, caches=[
+        {"level": 1, "type": "Data", "size_bytes": 32 * K, "line_bytes": 64, "ways": 8,
+         "shared_cpu_list": "0"},
+        {"level": 2, "type": "Unified", "size_bytes": 512 * K, "line_bytes": 64, "ways": 8,
+         "shared_cpu_list": "0"},
+        {"level": 3, "type": "Unified", "size_bytes": 32 * M, "line_bytes": 64, "ways": 16,
+         "shared_cpu_list": "0-7"}])
+    monkeypatch.setattr(mem, "machine_info", lambda: info)
+    monkeypatch.setattr(mem, "reported_tlb",
+                        lambda: {"levels": {1: 64}, "source": "test", "note": "test"})
+    return mem
+
+
+def test_measure_hierarchy_on_a_simulated_machine_keeps_the_json_contract(simulated_memory):
+    # levels, line, TLB entries beside what the CPU reports, the shared last
+    # level's evidence
+    m = simulated_memory.measure_hierarchy("quick", progress=False)
+    d = json.loads(json.dumps(m.to_dict(), default=float))
+    sizes = [lev["size_bytes"] for lev in d["levels"]]
+    assert sizes[-1] is None and len(sizes) == 4
+    for got, want in zip(sizes[:-1], SIM.truth_sizes()):
+        assert got == pytest.approx(want, rel=0.10)
+    assert all(lev["latency_ns"] > 0 for lev in d["levels"])
+    assert d["line_size_bytes"] == 64
+    assert d["line"]["pairs"] == 64 and d["line"]["strides"] == 64 and d["line"]["agree"]
+    assert [t["level"] for t in d["tlb"]] == [1, 2]
+    assert d["tlb"][0]["entries"] == pytest.approx(64, rel=0.25)
+    assert d["tlb"][0]["reported_entries"] == 64 and d["tlb"][1]["reported_entries"] is None
+    sh = d["shared_last_level"]
+    assert sh["sysfs_bytes"] == 32 * M and sh["shared_cpu_list"] == "0-7"
+    assert sh["effective_bytes"] == pytest.approx(8 * M, rel=0.10)
+    assert "share it" in sh["reason"] and len(sh["passes_sizes"]) == 2
+    assert sh["revisit"]["normal_bytes"] == pytest.approx(8 * M, rel=0.10)
+    assert d["huge_page_fraction"] == pytest.approx(1.0)
+
+
+def test_memory_text_output_names_each_finding(simulated_memory, capsys):
+    from benchlib.cli import main
+
+    assert main(["memory", "--profile", "quick"]) == 0
+    out = capsys.readouterr().out
+    assert "line size: 64 bytes" in out
+    assert "TLB level 1:" in out and "the CPU reports 64" in out
+    assert "TLB level 2:" in out and "the CPU reports nothing" in out
+    assert "last level L3: effective" in out and "shared by CPUs 0-7" in out
+    assert "fitted against sysfs" in out and "measured and fitted in" in out

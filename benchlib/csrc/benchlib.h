@@ -142,9 +142,17 @@ int bl_bcopy(size_t size_bytes, const bl_opts *o, double *ns, double *ticks, bl_
  * iteration is one load. */
 int bl_mem_latency(size_t size_bytes, size_t stride_bytes, int pattern, int huge_pages,
                    const bl_opts *o, double *ns, double *ticks, bl_info *info);
+/* The same chase with `spin_adds` dependent adds after each load: every line
+ * is revisited that much later (a shared cache's neighbours get longer to
+ * evict it).  The adds are timed too: subtract them with a chase that hits L1. */
+int bl_mem_latency_spin(size_t size_bytes, size_t stride_bytes, int pattern, int huge_pages,
+                        int spin_adds, const bl_opts *o, double *ns, double *ticks,
+                        bl_info *info);
 
 /* memory.c: a load to a random line then a dependent load distance_bytes
  * before it, in pages visited in random order.  One iteration is one pair. */
+/* cpuid(leaf, subleaf) into out[4] = eax, ebx, ecx, edx; 0 on x86, -1 elsewhere. */
+int bl_cpuid(unsigned leaf, unsigned subleaf, unsigned *out);
 int bl_line_pair_latency(size_t size_bytes, size_t distance_bytes, const bl_opts *o,
                          double *ns, double *ticks, bl_info *info);
 
@@ -340,6 +348,8 @@ int bl_udp_bandwidth(size_t datagram_bytes, int buffer_bytes, const bl_opts *o,
 
 /* Testing aid: a body that sleeps so the interrupt path can be exercised. */
 int bl_sleep_loop(double sleep_us, const bl_opts *o, double *ns, double *ticks, bl_info *info);
+int bl_stall_once_loop(double first_us, double then_us, const bl_opts *o, double *ns,
+                       double *ticks, bl_info *info);
 
 /* END CDEF */
 

@@ -16,6 +16,9 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
 
 #define HUGE_ALIGN ((size_t)2 << 20)
 
@@ -97,7 +100,8 @@ static void shuffle(size_t *a, size_t n)
 /* ---------- pointer chases ---------- */
 
 typedef struct {
-    void **p; /* where the chase stands: each sample goes on from here */
+    void **p;  /* where the chase stands: each sample goes on from here */
+    int spin;  /* dependent adds after each load (0: none) */
 } chase_ctx;
 
 static void *volatile chase_sink; /* the chain's end is stored: loads are live */
@@ -115,6 +119,26 @@ static int chase_body(void *ctx, int64_t iters)
     }
     for (int64_t i = 0; i < rest; i++) {
         CHASE1
+    }
+    c->p = p;
+    chase_sink = p;
+    return BL_OK;
+}
+
+/* One load, then `spin` adds that each depend on the last (of a zero the
+ * compiler cannot see), so the next load waits for all of them. */
+static int chase_spin_body(void *ctx, int64_t iters)
+{
+    chase_ctx *c = ctx;
+    void **p = c->p;
+    uintptr_t zero = 0;
+    __asm__ volatile("" : "+r"(zero));
+    for (int64_t i = 0; i < iters; i++) {
+        p = (void **)*p;
+        for (int k = 0; k < c->spin; k++) {
+            p = (void **)((uintptr_t)p + zero);
+            __asm__ volatile("" : "+r"(p));
+        }
     }
     c->p = p;
     chase_sink = p;
@@ -167,21 +191,34 @@ static int random_offsets(size_t size, size_t slot, size_t window, size_t **out,
     return BL_OK;
 }
 
-static int run_chase(buffer *b, size_t first, size_t lap, const bl_opts *o, double *ns,
-                     double *ticks, bl_info *info)
+static int run_chase(buffer *b, size_t first, size_t lap, int spin, const bl_opts *o,
+                     double *ns, double *ticks, bl_info *info)
 {
-    chase_ctx c = {(void **)(b->base + first)};
+    chase_ctx c = {(void **)(b->base + first), spin};
+    int (*body)(void *, int64_t) = spin > 0 ? chase_spin_body : chase_body;
     /* One full lap, so that a ring which fits a cache is measured in it.  A
      * ring larger than 2^20 slots (64 MiB of lines) fits no cache we know
      * of, and a lap of it would only cost time. */
-    chase_body(&c, (int64_t)(lap < ((size_t)1 << 20) ? lap : ((size_t)1 << 20)));
+    body(&c, (int64_t)(lap < ((size_t)1 << 20) ? lap : ((size_t)1 << 20)));
     info->helper_cpu = -1;
-    return bl_measure(chase_body, NULL, &c, o, ns, ticks, info);
+    return bl_measure(body, NULL, &c, o, ns, ticks, info);
 }
 
 int bl_mem_latency(size_t size_bytes, size_t stride_bytes, int pattern, int huge_pages,
                    const bl_opts *o, double *ns, double *ticks, bl_info *info)
 {
+    return bl_mem_latency_spin(size_bytes, stride_bytes, pattern, huge_pages, 0, o, ns, ticks,
+                               info);
+}
+
+int bl_mem_latency_spin(size_t size_bytes, size_t stride_bytes, int pattern, int huge_pages,
+                        int spin_adds, const bl_opts *o, double *ns, double *ticks,
+                        bl_info *info)
+{
+    if (spin_adds < 0 || spin_adds > 100000) {
+        bl_set_error("spin_adds must be between 0 and 100000; got %d", spin_adds);
+        return BL_EINVAL;
+    }
     if (stride_bytes < sizeof(void *) || stride_bytes % sizeof(void *) != 0) {
         bl_set_error("stride_bytes must be a positive multiple of %zu", sizeof(void *));
         return BL_EINVAL;
@@ -218,20 +255,22 @@ int bl_mem_latency(size_t size_bytes, size_t stride_bytes, int pattern, int huge
         n = m;
     }
     info->huge_bytes = (double)huge_bytes(b.base, size_bytes);
-    rc = run_chase(&b, 0, n, o, ns, ticks, info);
+    rc = run_chase(&b, 0, n, spin_adds, o, ns, ticks, info);
     buffer_unmap(&b);
     return rc;
 }
 
 /* Line size: pages in random order; in each, a load at A and a dependent
- * load at A - distance.  A sits at byte 56 of the first line of a 128-byte
- * pair, so distances up to 56 stay in A's line, 64 leaves it, and the line
- * reached is neither A's adjacent-pair buddy nor ahead of A (the spatial and
- * next-line prefetchers fetch those). */
+ * load at A - distance.  A is the last word of a 256-byte block, so it is
+ * the last word of its line for any line of up to 256 bytes: distances up to
+ * line - 8 stay in A's line and `line` leaves it.  The line reached first is
+ * then the other half of A's adjacent-line pair: an adjacent-line prefetcher
+ * shows as a middle level (that line comes from a nearer cache), not as a
+ * second miss, up to twice the line. */
 int bl_line_pair_latency(size_t size_bytes, size_t distance_bytes, const bl_opts *o,
                          double *ns, double *ticks, bl_info *info)
 {
-    const size_t page = 4096, anchor = 2048 + 56;
+    const size_t page = 4096, anchor = 2048 + 248;
     if (distance_bytes < 8 || distance_bytes % 8 || distance_bytes > 2048) {
         bl_set_error("distance_bytes must be a multiple of 8 between 8 and 2048; got %zu",
                      distance_bytes);
@@ -264,7 +303,7 @@ int bl_line_pair_latency(size_t size_bytes, size_t distance_bytes, const bl_opts
     free(pages);
     info->huge_bytes = 0;
     /* One iteration of chase_body is one load; a pair is two. */
-    rc = run_chase(&b, first, 2 * npages, o, ns, ticks, info);
+    rc = run_chase(&b, first, 2 * npages, 0, o, ns, ticks, info);
     for (int i = 0; rc == BL_OK && i < info->n_samples; i++) {
         ns[i] *= 2.0;
         if (ticks)
@@ -304,9 +343,24 @@ int bl_tlb_latency(size_t pages, int dense, const bl_opts *o, double *ns, double
     size_t first = order[0];
     free(order);
     info->huge_bytes = 0;
-    rc = run_chase(&b, first, pages, o, ns, ticks, info);
+    rc = run_chase(&b, first, pages, 0, o, ns, ticks, info);
     buffer_unmap(&b);
     return rc;
+}
+
+/* ---------- what the CPU says about its TLBs (read, never timed) ---------- */
+
+int bl_cpuid(unsigned leaf, unsigned subleaf, unsigned *out)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __cpuid_count(leaf, subleaf, out[0], out[1], out[2], out[3]);
+    return 0;
+#else
+    out[0] = out[1] = out[2] = out[3] = 0;
+    (void)leaf;
+    (void)subleaf;
+    return -1;
+#endif
 }
 
 /* ---------- bandwidth ---------- */

@@ -1,0 +1,253 @@
+"""The shape of a cache's transition, and the fit of its capacity to it.
+
+A random pointer chase over a working set of W bytes revisits its lines in
+the same cyclic order every lap.  In one set of an LRU ``ways``-way cache
+such a cycle either fits (every access hits) or thrashes (every access
+misses), so the fraction of lines a cache of capacity C keeps is the
+fraction that sit in sets holding at most ``ways`` of the chase's lines.
+
+Where the set index lies inside the page offset (a way, C / ways, is no
+larger than the page) every set holds W / (C / ways) lines, whole or one
+more: the transition is a sharp ramp from W = C to C + C / ways.  Where it does not, the index's upper bits come
+from the physical page number, which the operating system (in a guest, also
+the host) chooses: with ``colours = C / (ways * page)`` page colours a
+line's set holds one line of every page of its colour, so its occupancy is
+1 + Binomial(pages - 1, 1 / colours).  The transition then starts well before
+C (at W = C about half the lines of a 16-colour 8-way cache miss) and its
+shape fixes C, and, when the data are dense enough, the ways and the page
+size that placed the lines.
+
+:func:`kept_fraction` is the closed form; :func:`staircase` nests one per
+level (a line kept by level k is served by the fastest level that keeps it);
+:func:`fit_transitions` fits every capacity (with a 95 % interval), ways and
+page size to a measured curve, given the plateau latencies.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.special import betainc
+
+SMALL_PAGE = 4096
+HUGE_PAGE = 2 << 20
+#: Associativities tried.
+WAYS_GRID = (4, 8, 12, 16, 20)
+#: A 95 % interval for one parameter: chi-square within this of the best.
+DELTA_CHI2 = 4.0
+#: Capacities tried: this many per octave, within SEARCH_OCTAVES of the guess.
+GRID_PER_OCTAVE = 48
+SEARCH_OCTAVES = 1.5
+
+
+def kept_fraction(ws_bytes, cache_bytes, ways: int, page_bytes: float) -> np.ndarray:
+    """Fraction of a cyclic random chase's lines that an LRU ``ways``-way,
+    physically indexed cache of ``cache_bytes`` keeps, the working set
+    ``ws_bytes`` lying on pages of ``page_bytes`` at random physical
+    addresses.  ``ws_bytes`` and ``cache_bytes`` broadcast."""
+    w, c = np.broadcast_arrays(np.asarray(ws_bytes, float), np.asarray(cache_bytes, float))
+    colours = c / ways / page_bytes
+    w, c, colours = np.atleast_1d(w), np.atleast_1d(c), np.atleast_1d(colours)
+    # index inside the page (or contiguous memory): W / way lines in every
+    # set, whole; between ways and ways + 1 per set, the sets holding one
+    # more than ``ways`` lose theirs, a ramp one way wide
+    q = w / (c / ways)
+    out = np.clip((ways + 1 - q) * ways / np.maximum(q, 1e-12), 0.0, 1.0)
+    grad = colours > 1.0
+    if grad.any():
+        n = np.maximum(w[grad] / page_bytes, 1.0) - 1.0    # the other pages
+        k = ways - 1                                     # at most this many share the set
+        p = 1.0 / colours[grad]
+        v = np.ones_like(n)
+        big = n > k
+        # P(Binomial(n, p) <= k) = I_{1-p}(n - k, k + 1), also for real n
+        v[big] = betainc(n[big] - k, k + 1, 1.0 - p[big])
+        out[grad] = v
+    return out
+
+
+@dataclass
+class Transition:
+    """One level's capacity with its 95 % interval, and the shape that fits."""
+    size_bytes: float
+    size_bytes_low: float
+    size_bytes_high: float
+    ways: int                 # best-fitting associativity
+    ways_resolved: bool       # False: other associativities fit as well
+    page_bytes: int           # best-fitting page size
+    page_resolved: bool       # False: both page sizes fit as well
+    gradual: bool             # the best shape starts before C (random page colours)
+    chi2: float               # sum of squared normalised residuals of the whole curve
+    n_points: int
+    deviance: float = 0.0     # -2 ln likelihood of the whole curve (with placement variance)
+    r2_median: float = 0.0    # median squared normalised residual (0.455 for a perfect model)
+
+    def to_dict(self) -> dict:
+        return {"size_bytes": self.size_bytes, "size_bytes_low": self.size_bytes_low,
+                "size_bytes_high": self.size_bytes_high,
+                "ways": self.ways if self.ways_resolved else None,
+                "page_bytes": self.page_bytes if self.page_resolved else None,
+                "gradual": self.gradual, "chi2": self.chi2, "n_points": self.n_points}
+
+
+def staircase(ws_bytes, latencies_ns, transitions) -> np.ndarray:
+    """Latency (ns) of a chase over ``ws_bytes`` for a hierarchy with plateau
+    latencies ``latencies_ns`` (one more than transitions: main memory last)
+    and one (size_bytes, ways, page_bytes) per cache."""
+    w = np.asarray(ws_bytes, float)
+    lat = np.zeros_like(w)
+    prev = np.zeros_like(w)
+    for k, L in enumerate(latencies_ns):
+        if k < len(transitions):
+            c, ways, page = transitions[k]
+            h = np.maximum(kept_fraction(w, c, ways, page), prev)
+        else:
+            h = np.ones_like(w)
+        lat += L * (h - prev)
+        prev = h
+    return lat
+
+
+def _nested(w, lats, fixed, k, hk, colours_k):
+    """Latency and its placement variance for a batch of candidate kept
+    fractions ``hk`` (B, n) of level k (with ``colours_k`` page colours, (B, 1)),
+    every other level held at ``fixed``.
+
+    Placement variance: a level's lines are kept or lost a colour at a time,
+    so over random placements its kept fraction h varies by about
+    h (1 - h) / colours; the latency by that times the step squared."""
+    lat = np.zeros_like(hk)
+    var = np.zeros_like(hk)
+    prev = np.zeros((1, len(w)))
+    for j in range(len(fixed)):
+        if j == k:
+            h, col = hk, colours_k
+        else:
+            c, wy, pg = fixed[j]
+            h = kept_fraction(w, c, wy, pg)[None, :]
+            col = colours(c, wy, pg)
+        h = np.maximum(h, prev)
+        lat = lat + lats[j] * (h - prev)
+        step = lats[j + 1] - lats[j]
+        var = var + np.where(col > 1, h * (1 - h) / col, 0.0) * step ** 2
+        prev = h
+    return lat + lats[-1] * (1 - prev), var
+
+
+def _fit_one(w, y, sigma, lats, fixed, k, guess, pages, ways_grid):
+    """Chi-square over a grid of capacities for level k and every shape
+    (ways, page), the other levels held at ``fixed``.  Returns (grid,
+    {shape key: (chi array, ways, page)}); shapes that are sharp over the
+    whole grid are one model."""
+    n = int(SEARCH_OCTAVES * GRID_PER_OCTAVE)
+    grid = guess * 2.0 ** (np.arange(-n, n + 1) / GRID_PER_OCTAVE)
+    shapes = {}
+    for page in pages:
+        for ways in ways_grid:
+            key = ("sharp", ways) if bool(np.all(grid / ways <= page)) else (ways, page)
+            if key in shapes:
+                continue
+            hk = kept_fraction(w[None, :], grid[:, None], ways, page)
+            col = np.maximum(1.0, grid / ways / page)[:, None]
+            lat, var = _nested(w, lats, fixed, k, hk, col)
+            lat = np.maximum(lat, 1e-12)
+            s2 = sigma ** 2 + var / lat ** 2
+            r2 = (y[None, :] - np.log(lat)) ** 2 / s2
+            # -2 ln likelihood (up to a constant): the variance depends on the model
+            dev = np.sum(r2 + np.log(s2 / sigma ** 2), axis=1)
+            shapes[key] = (dev, ways, page, np.sum(r2, axis=1))
+    return grid, shapes
+
+
+def fit_transitions(ws_bytes, latency_ns, latencies_ns, guesses_bytes, sigma: float,
+                    pages=(SMALL_PAGE, HUGE_PAGE), ways_grid=WAYS_GRID,
+                    rounds: int = 2) -> list[Transition]:
+    """Fit every cache's capacity to a latency-vs-working-set curve.
+
+    ``latencies_ns``: the plateau latencies, main memory last;
+    ``guesses_bytes``: a first size per cache (from the plateaus' ends).
+    Residuals are in ln latency with noise ``sigma`` (one value, or one per
+    point where the interference is not uniform).  Each capacity is
+    searched on a grid (GRID_PER_OCTAVE per octave, SEARCH_OCTAVES either side
+    of its guess) for every (ways, page size), the other levels held at their
+    current fit, for ``rounds`` rounds.  The interval is the contiguous run of
+    capacities whose best chi-square (over shapes) is within DELTA_CHI2 of the
+    minimum: a profile likelihood, so a sharp step between two measured
+    sizes gets the whole gap between them and its middle as the estimate."""
+    w = np.asarray(ws_bytes, float)
+    y = np.log(np.asarray(latency_ns, float))
+    sigma = np.maximum(np.asarray(sigma, float), 1e-3)      # one, or one per point
+    lats = [float(v) for v in latencies_ns]
+    fixed = [(float(g), 8, HUGE_PAGE) for g in guesses_bytes]
+    out: list[Transition | None] = [None] * len(fixed)
+    for _ in range(rounds):
+        for k in range(len(fixed)):
+            grid, shapes = _fit_one(w, y, sigma, lats, fixed, k, fixed[k][0], pages, ways_grid)
+            chis = np.array([s[0] for s in shapes.values()])
+            prof = chis.min(axis=0)
+            i = int(np.argmin(prof))
+            cmin = float(prof[i])
+            lo = hi = i
+            while lo > 0 and prof[lo - 1] <= cmin + DELTA_CHI2:
+                lo -= 1
+            while hi + 1 < len(grid) and prof[hi + 1] <= cmin + DELTA_CHI2:
+                hi += 1
+            # flat bottom (a sharp step between two measured sizes): its middle
+            flat = np.nonzero(prof[lo:hi + 1] <= cmin + 1e-6 * max(1.0, cmin))[0] + lo
+            size = float(2.0 ** np.mean(np.log2(grid[[flat.min(), flat.max()]])))
+            j = int(np.argmin(np.abs(np.log(grid / size))))
+            at = sorted(((float(s[0][j]), s[1], s[2]) for s in shapes.values()),
+                        key=lambda t: t[0])
+            best_chi, ways, page = at[0]
+            best_r2 = min(float(sh[3][j]) for sh in shapes.values()
+                          if float(sh[0][j]) == best_chi)
+            ok = [t for t in at if t[0] <= best_chi + DELTA_CHI2]
+            # what placement fits: gradual on small pages, gradual on huge
+            # pages, or sharp (index inside the page / contiguous memory)
+            kinds = {t[2] if size / t[1] > t[2] else "sharp" for t in ok}
+            fixed[k] = (size, ways, page)
+            lo_b, hi_b = float(grid[lo]), float(grid[hi])
+            if size / ways <= page:
+                # a sharp step says only that C lies between the measured
+                # sizes on either side of it
+                below, above = w[w <= size], w[w > size]
+                lo_b = min(lo_b, float(below.max())) if len(below) else lo_b
+                hi_b = max(hi_b, float(above.min())) if len(above) else hi_b
+            out[k] = Transition(
+                size_bytes=size, size_bytes_low=lo_b, size_bytes_high=hi_b,
+                ways=int(ways),
+                ways_resolved="sharp" not in kinds and len({t[1] for t in ok}) == 1,
+                page_bytes=int(page), page_resolved=len(kinds) == 1,
+                gradual=bool(size / ways >= 2 * page), chi2=best_r2, n_points=len(w),
+                deviance=best_chi)
+    res = [t for t in out if t is not None]
+    if res:
+        # each point's normalised residual under the final model: the median
+        # of their squares judges the fit without letting a few points that
+        # interference slowed decide it
+        c0, w0, p0 = fixed[0]
+        lat, var = _nested(w, lats, fixed, 0, kept_fraction(w, c0, w0, p0)[None, :],
+                           np.array([[colours(c0, w0, p0)]]))
+        lat = np.maximum(lat[0], 1e-12)
+        r2 = (y - np.log(lat)) ** 2 / (sigma ** 2 + var[0] / lat ** 2)
+        for t in res:
+            t.r2_median = float(np.median(r2))
+    return res
+
+
+def describe_shape(t: Transition) -> str:
+    """One phrase on what the transition's shape says."""
+    if not t.gradual:
+        return "a sharp step (set index inside the page, or pages contiguous)"
+    pg = f"{t.page_bytes >> 10} KiB" if t.page_bytes < (1 << 20) else f"{t.page_bytes >> 20} MiB"
+    ways = f"{t.ways}-way" if t.ways_resolved else "ways not resolved"
+    return f"a gradual onset: lines on randomly placed {pg} pages ({ways})"
+
+
+def colours(cache_bytes: float, ways: int, page_bytes: float) -> float:
+    """Page colours of a cache: how many pages fit in one way (at least 1)."""
+    return max(1.0, cache_bytes / ways / page_bytes)
+
+
+__all__ = ["kept_fraction", "staircase", "fit_transitions", "Transition", "describe_shape",
+           "SMALL_PAGE", "HUGE_PAGE", "colours"]
