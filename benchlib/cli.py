@@ -344,7 +344,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_results)
 
-    from .db.cli import add_parser as add_db_parser
+    from .db.command import add_parser as add_db_parser
     add_db_parser(sub)
     return ap
 

@@ -363,7 +363,7 @@ def sweep(name: str, grid: Mapping[str, Iterable], *, profile: str | Profile = "
     come back in grid order): a stretch of interference from outside then
     spreads over scattered points instead of shifting neighbouring ones,
     where it would look like a feature of the curve."""
-    from tqdm.auto import tqdm
+    from .progress import tqdm
 
     from .store import save_results
 

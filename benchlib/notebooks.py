@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import datetime as _dt
+import json
 import socket
 import sys
 import time
@@ -41,9 +42,25 @@ def run_notebook(nb: Path, out_dir: Path, profile: str, **parameters) -> Path:
     pm.execute_notebook(
         str(nb), str(executed), kernel_name=kernel_name(), cwd=str(nb.parent),
         parameters={"profile": profile, "output_dir": str(out_dir / nb.stem), **parameters},
-        progress_bar=False,
+        progress_bar=False, config=_kernel_config(),
     )
     return executed
+
+
+def _kernel_config():
+    """Talk to the kernel over Unix sockets (in Jupyter's runtime dir): the
+    kernel warns about every unencrypted TCP connection, and a local run
+    has no need of TCP."""
+    from traitlets.config import Config
+
+    return Config({"KernelManager": {"transport": "ipc"}})
+
+
+def _write_run_file(out: Path, record: dict) -> None:
+    from .report import RUN_FILE
+
+    out.mkdir(parents=True, exist_ok=True)
+    (out / RUN_FILE).write_text(json.dumps(record, indent=1, default=str))
 
 
 def default_out_dir() -> Path:
@@ -63,6 +80,11 @@ def main(argv: list[str] | None = None) -> int:
         print("no notebooks found", file=sys.stderr)
         return 1
     print(f"running {len(todo)} notebook(s), profile {args.profile}, results in {out}", flush=True)
+    from .metadata import machine_info
+
+    run = {"profile": args.profile, "started": _dt.datetime.now().isoformat(timespec="seconds"),
+           "machine": machine_info(), "notebooks": []}
+    _write_run_file(out, run)
     status = []
     for nb in todo:
         t0 = time.monotonic()
@@ -79,10 +101,19 @@ def main(argv: list[str] | None = None) -> int:
         dt = time.monotonic() - t0
         print(f" {'ok' if ok else 'FAILED'} ({dt:.0f} s) {note}", flush=True)
         status.append((nb.name, ok, dt, note))
+        run["notebooks"].append({"name": nb.name, "ok": ok, "seconds": dt, "note": note})
+        _write_run_file(out, run)
     failed = [s for s in status if not s[1]]
     print(f"\n{len(status) - len(failed)} of {len(status)} notebooks ran; results in {out}")
     for name, _, _, note in failed:
         print(f"  FAILED {name}: {note}")
+    from .report import write_report
+
+    try:
+        print(f"report: {write_report(out)}")
+    except Exception as exc:  # the notebooks' results stand; say why there is no page
+        print(f"report FAILED: {type(exc).__name__}: {exc}")
+        return 1
     return 1 if failed else 0
 
 
