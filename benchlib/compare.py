@@ -9,7 +9,9 @@ a store file, a directory searched recursively (a reproduce.sh run folder,
 notebook output folders, a results/ tree), or a list of Results.  Results
 are matched on benchmark and parameters (parameters that name a place, such
 as ``directory``, are ignored: they differ between runs of the same
-workload); several results with the same key on one side are pooled.
+workload); several results with the same key on one side are pooled, and
+their interval then comes from a two-level bootstrap (runs, then samples
+within runs), so the spread between runs counts.
 
 Per match: the medians, the ratio median(B) / median(A) with a bootstrap 95%
 interval, a two-sided Mann-Whitney U p-value and a verdict (see
@@ -23,8 +25,6 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Iterable
-
 import numpy as np
 import pandas as pd
 
@@ -70,13 +70,16 @@ def _records(source) -> list[dict]:
     return recs
 
 
-def compare_samples(a: Iterable[float], b: Iterable[float], margin: float = 0.05,
-                    higher_is_better: bool = False) -> dict:
+def compare_samples(a, b, margin: float = 0.05, higher_is_better: bool = False) -> dict:
     """The comparison of two sets of samples: medians, ratio b/a with its
-    95% and 90% bootstrap intervals, Mann-Whitney p-value, verdict."""
-    a, b = np.asarray(list(a), dtype=float), np.asarray(list(b), dtype=float)
+    95% and 90% bootstrap intervals, Mann-Whitney p-value, verdict.  a and b
+    are samples, or lists of several runs' samples (resampled at two levels:
+    see benchlib.analysis.stats.bootstrap_ratio_ci)."""
     equivalence_bounds(margin)  # checks the margin
     ci = bootstrap_ratio_ci(a, b)
+    a, b = (np.concatenate([np.asarray(g, dtype=float) for g in x])
+            if len(x) and isinstance(x[0], (list, tuple, np.ndarray)) else np.asarray(x, dtype=float)
+            for x in (a, b))
     p = mann_whitney_p(a, b)
     verdict = ratio_verdict(ci["ratio"], ci[0.95], ci[0.90], p, margin, higher_is_better)
     return {"n_a": int(a.size), "n_b": int(b.size), "median_a": float(np.median(a)),
@@ -92,8 +95,8 @@ def _row(ra: list[dict], rb: list[dict], margin: float, params_text: str | None 
     if len(units) > 1:
         raise BenchlibError(f"{first['benchmark']}: cannot compare results in different units "
                             f"({', '.join(sorted(units))})")
-    sa = [x for r in ra for x in r["samples"]]
-    sb = [x for r in rb for x in r["samples"]]
+    sa = [r["samples"] for r in ra]  # one list per run: resampled at two levels
+    sb = [r["samples"] for r in rb]
     row = {"benchmark": first["benchmark"],
            "params": params_text if params_text is not None else _params_text(first["params"]),
            "unit": first["unit"], "higher_is_better": bool(first["higher_is_better"]),
