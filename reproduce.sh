@@ -49,10 +49,18 @@ stamp=".venv-stamp"
 want=$(cat pyproject.toml setup.py benchlib/_build.py benchlib/__init__.py benchlib/csrc/* | cksum)
 have=$(cat "$stamp" 2>/dev/null || true)
 if [ "$want" != "$have" ] || ! "$py" -c 'import benchlib._cbench' 2>/dev/null; then
-  echo "==> installing benchlib and its notebook and test dependencies"
-  "$py" -m pip install --quiet --upgrade pip
-  "$py" -m pip install --quiet -e ".[notebooks,test]"
-  "$py" -m ipykernel install --sys-prefix --name benchlib --display-name "Python (benchlib)" >/dev/null
+  echo "==> installing benchlib and its notebook and test dependencies (log: install.log)"
+  # pip and the build backend print notices that are not ours (an editable
+  # install's advice, the machine's index settings): they go to the log,
+  # which is shown only if the install fails.
+  if ! { "$py" -m pip install --quiet --upgrade pip &&
+         "$py" -m pip install --quiet -e ".[notebooks,test]" &&
+         "$py" -m ipykernel install --sys-prefix --name benchlib --display-name "Python (benchlib)"; \
+       } >install.log 2>&1; then
+    cat install.log >&2
+    echo "reproduce.sh: installing benchlib failed (above; kept in install.log)" >&2
+    exit 1
+  fi
   echo "$want" > "$stamp"
 fi
 

@@ -89,9 +89,35 @@ def comm(pid):
         return ""
 
 
-def processes_named(prefix):
-    """PIDs of every process whose name starts with ``prefix``."""
-    return [int(d) for d in os.listdir("/proc") if d.isdigit() and comm(d).startswith(prefix)]
+def _parents():
+    """{pid: parent pid} of every process, from /proc."""
+    out = {}
+    for d in os.listdir("/proc"):
+        if d.isdigit():
+            try:
+                out[int(d)] = int(open(f"/proc/{d}/stat").read().rsplit(")", 1)[1].split()[1])
+            except (OSError, ValueError, IndexError):
+                continue
+    return out
+
+
+def descendants(pid):
+    """Every process below ``pid`` in the process tree."""
+    parents = _parents()
+    found, frontier = set(), {pid}
+    while frontier:
+        frontier = {p for p, pp in parents.items() if pp in frontier and p not in found}
+        found |= frontier
+    return found
+
+
+def processes_named(prefix, under=None):
+    """PIDs of the processes below this test process (``under``, default:
+    ourselves) whose name starts with ``prefix``.  Only our own subtree
+    counts: a test suite or notebook running beside this one has helpers of
+    the same names.  Orphans of a run come back into the subtree when the
+    test is a subreaper (``subreaper()``)."""
+    return [p for p in descendants(under or os.getpid()) if comm(p).startswith(prefix)]
 
 
 @contextlib.contextmanager

@@ -2,6 +2,7 @@
 workload generator's accounting, bad input, and clean-up."""
 import itertools
 import os
+import time
 
 import numpy as np
 import pandas as pd
@@ -11,7 +12,7 @@ import benchlib
 from benchlib import selfscaling as S
 from benchlib.analysis import selfscaling as A
 from benchlib.errors import BenchlibError
-from conftest import interrupt_run, processes_named
+from conftest import interrupt_run, kill_children, processes_named, subreaper
 
 MiB = 1 << 20
 
@@ -233,14 +234,17 @@ def test_interrupt_leaves_no_file_process_or_cgroup(tmp_path):
     def cgroups():
         return {d for d in os.listdir(found[0]) if d.startswith("benchlib-io-")} if found else set()
 
-    workers_before, cgroups_before = set(processes_named("bl-io-worker")), cgroups()
-    rc, err = interrupt_run("io_workload", [f"directory={tmp_path}", "unique_bytes=64M",
-                                            "process_num=2", "duration_s=5"],
-                            started=lambda pid: set(processes_named("bl-io-worker")) - workers_before,
-                            settle_s=0.3, wait_s=30)
-    assert rc == 130 and "Traceback" not in err
-    assert os.listdir(tmp_path) == []
-    assert not set(processes_named("bl-io-worker")) - workers_before
+    cgroups_before = cgroups()
+    with subreaper():  # an orphaned worker would be ours to see
+        rc, err = interrupt_run("io_workload", [f"directory={tmp_path}", "unique_bytes=64M",
+                                                "process_num=2", "duration_s=5"],
+                                started=lambda pid: processes_named("bl-io-worker"),
+                                settle_s=0.3, wait_s=30)
+        assert rc == 130 and "Traceback" not in err
+        assert os.listdir(tmp_path) == []
+        time.sleep(0.2)
+        assert not processes_named("bl-io-worker")
+        assert kill_children() == []
     assert not cgroups() - cgroups_before
 
 
