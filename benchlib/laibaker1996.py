@@ -272,3 +272,15 @@ def spread_on_this_machine(rows: dict[str, TableRows], ctx: pd.DataFrame | None 
         r = ab.results["andrew"]
         add("Andrew benchmark: its runs (fastest, slowest)", r.min, r.max, "s")
     return pd.DataFrame(out)
+
+
+def differences_within_noise(spread_1995, own_spread) -> bool:
+    """The slides' argument, tested: do this machine's own figures move (with placement,
+    process count, samples, file-system history) at least as much as the typical (median)
+    1995 difference between the operating systems?  Both arguments are ratios >= 1."""
+    s95 = np.asarray(spread_1995, dtype=float)
+    own = np.asarray(own_spread, dtype=float)
+    s95, own = s95[~np.isnan(s95)], own[~np.isnan(own)]
+    if s95.size == 0 or own.size == 0:
+        raise ValueError("need at least one 1995 spread and one spread on this machine")
+    return bool(own.max() >= np.median(s95))

@@ -258,3 +258,28 @@ def cpu_time_accounting() -> dict:
         mode = "unknown"
     return {"accounting": mode, "hz": int(hz.group(1)) if hz else None,
             "tick_ms": 1000 / int(hz.group(1)) if hz else None}
+
+
+# --- Verdicts: the thread's claims answered from this run's numbers --------------------------------
+
+# Forin, 22 Dec 1989: a call to another process is "slightly better than a factor of 10 slower"
+# than a local call.
+FORIN_REMOTE_OVER_LOCAL = 10.0
+# A MIPS-relative speed at or above this counts as keeping pace with the CPU (Ousterhout's
+# 1990 RISC machines, which "did not", ran kernel entry at 0.5-0.8).
+KEPT_PACE = 0.8
+
+
+def kept_pace(mips_relative, pace: float = KEPT_PACE) -> bool:
+    """True if every MIPS-relative speed given reaches ``pace``."""
+    values = np.atleast_1d(np.asarray(mips_relative, dtype=float))
+    if values.size == 0 or np.isnan(values).any():
+        raise ValueError("need at least one MIPS-relative speed, none NaN")
+    return bool((values >= pace).all())
+
+
+def within_factor(value: float, target: float, factor: float = 2.0) -> bool:
+    """True if ``value`` lies within ``factor`` of ``target`` either way."""
+    if value <= 0 or target <= 0 or factor < 1:
+        raise ValueError(f"need positive values and a factor >= 1, got {value!r}, {target!r}, {factor!r}")
+    return target / factor <= value <= target * factor

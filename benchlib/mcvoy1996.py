@@ -254,3 +254,22 @@ def relations(rows: dict[str, TableRow]) -> pd.DataFrame:
         out.append({"relation": what, "left": a, "right": b, "ratio": a / b if b else math.nan,
                     "holds": bool(ok) if not (math.isnan(a) or math.isnan(b)) else None})
     return pd.DataFrame(out)
+
+
+def paper_handler_over_syscall() -> pd.Series:
+    """The paper's cost of catching a signal over its null system call, per system
+    that reports both (Tables of signal and null-call latency)."""
+    sig = paper.load("signal_latency")
+    sc = paper.load("null_syscall")
+    both = sig.merge(sc, on="system", suffixes=("", "_sc"))
+    both = both[(both.sig_handler_us > 0) & (both.null_syscall_us > 0)]
+    return (both.sig_handler_us / both.null_syscall_us).set_axis(both.system)
+
+
+def each_step_multiplies(times, factor: float = 1.5) -> bool:
+    """True if every time in the sequence is at least ``factor`` times the one before
+    (fork, fork + exec, fork + sh: does each step multiply the cost?)."""
+    t = [float(x) for x in times]
+    if len(t) < 2 or min(t) <= 0:
+        raise ValueError("need at least two positive times")
+    return all(b / a >= factor for a, b in zip(t, t[1:]))

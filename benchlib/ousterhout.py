@@ -335,3 +335,46 @@ def table8(t7: TableRows, rating: float | None) -> pd.DataFrame:
                                                   if rating else math.nan),
                           "mips_relative_remote": math.nan, "remote_penalty_pct": math.nan}])
     return with_rows(load_table(paper.PAPER, "table08"), mine, "remote_penalty_pct")
+
+
+# --- Verdicts: the paper's questions answered from this run's numbers -----------------------------
+
+def keeps_pace(mips_relative_low: float, mips_relative_high: float, pace: float = 1.0) -> bool | None:
+    """Does a MIPS-relative speed keep pace with integer speed over the rating's range?
+
+    The two arguments are the same speed at the highest and the lowest rating the
+    measurement supports (either order).  True if both reach ``pace``, False if both
+    fall short, None if the range straddles it (the run cannot tell)."""
+    lo, hi = sorted((float(mips_relative_low), float(mips_relative_high)))
+    if lo >= pace:
+        return True
+    if hi < pace:
+        return False
+    return None
+
+
+def orders_of_magnitude(slow: float, fast: float) -> float:
+    """How many powers of ten separate two times of the same operation (log10 slow / fast)."""
+    if slow <= 0 or fast <= 0:
+        raise ValueError(f"times must be positive, got {slow!r} and {fast!r}")
+    return math.log10(slow / fast)
+
+
+def creation_waits_for_disk(no_fsync_ms: float, fsync_ms: float, min_ratio: float = 3.0) -> bool | None:
+    """Does creating and deleting a file wait for the disk by default (Table 10)?
+
+    False when forcing the same sequence to disk costs at least ``min_ratio`` times
+    the default path: the default does not wait.  None otherwise: either the default
+    already waits, or an fsync is nearly free here (tmpfs, a write-back device
+    cache), and one run cannot tell which."""
+    if no_fsync_ms <= 0 or fsync_ms <= 0:
+        raise ValueError(f"times must be positive, got {no_fsync_ms!r} and {fsync_ms!r}")
+    return False if fsync_ms / no_fsync_ms >= min_ratio else None
+
+
+def lookup_share(foo: float, abc_foo: float, extra_components: int = 3) -> float:
+    """What one extra path component adds to an open-close, as a fraction of the
+    open-close of a one-component name (Table 9: "foo" against "a/b/c/foo")."""
+    if foo <= 0 or extra_components < 1:
+        raise ValueError(f"need a positive time and at least one extra component, got {foo!r}, {extra_components!r}")
+    return (abc_foo - foo) / extra_components / foo

@@ -145,9 +145,13 @@ def interrupt_run(name, params, started, settle_s=1.0, wait_s=30):
             p.kill()
             pytest.fail(f"{name} never started its helpers: {p.communicate()[1]}")
         time.sleep(0.02)
+    t_started = time.monotonic()
     time.sleep(settle_s)
     p.send_signal(signal.SIGINT)
-    _, err = p.communicate(timeout=20)
+    out, err = p.communicate(timeout=60)
+    if p.returncode != 130:  # say what happened instead (the assertion shows err)
+        err += (f"\n[interrupt_run: exit {p.returncode} {time.monotonic() - t_started:.1f} s after "
+                f"{name} started; stdout: {out.strip()[:300]!r}]")
     return p.returncode, err
 
 

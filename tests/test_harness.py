@@ -56,20 +56,22 @@ def test_calibration_makes_samples_long_against_the_clock():
 
 
 def test_a_slow_first_reading_does_not_fix_the_count():
-    # One iteration of this body sleeps 1 ms, above the smoke target
-    # (0.2 ms), so the count is 1; with a target of 5 ms it must grow to at
-    # least 5, whatever the first reading was: a sleep never returns early,
-    # so every confirmed reading of k iterations is at least k ms.
+    # The body's very first iteration stalls 200 ms, every later one sleeps
+    # 50 us.  Calibration's first reading (one iteration, 200 ms) is above
+    # the 20 ms target; were it believed, the run would keep one iteration
+    # per sample.  Confirmed by two more readings (50 us each), it is not:
+    # the count grows until a confirmed reading reaches 20 ms.
     from benchlib._native import ffi, lib
 
-    opts = ffi.new("bl_opts *", {"n_samples": 2, "n_warmup": 0, "target_sample_ns": 5e6,
+    opts = ffi.new("bl_opts *", {"n_samples": 2, "n_warmup": 0, "target_sample_ns": 20e6,
                                  "iterations": 0, "max_total_ns": 0, "cpu": -1,
                                  "helper_cpu": -1})
     ns, info = ffi.new("double[]", 2), ffi.new("bl_info *")
-    assert lib.bl_sleep_loop(1000.0, opts, ns, ffi.NULL, info) == lib.BL_OK
-    assert info.calibrated_sample_ns >= 5e6
-    assert 5 <= info.iterations <= 6  # 5 x 1 ms reaches 5 ms; 6 if the first try fell short
-    assert all(ns[i] >= 1e6 for i in range(info.n_samples))
+    assert lib.bl_stall_once_loop(200000.0, 50.0, opts, ns, ffi.NULL, info) == lib.BL_OK
+    assert info.calibrated_sample_ns >= 20e6
+    assert info.iterations > 1
+    # a sleep never returns early: no sample is shorter than its sleeps
+    assert all(ns[i] >= 50e3 for i in range(info.n_samples))
 
 
 def test_tsc_column_agrees_with_the_clock_when_present():

@@ -340,6 +340,8 @@ int bl_udp_bandwidth(size_t datagram_bytes, int buffer_bytes, const bl_opts *o,
 
 /* Testing aid: a body that sleeps so the interrupt path can be exercised. */
 int bl_sleep_loop(double sleep_us, const bl_opts *o, double *ns, double *ticks, bl_info *info);
+int bl_stall_once_loop(double first_us, double then_us, const bl_opts *o, double *ns,
+                       double *ticks, bl_info *info);
 
 /* END CDEF */
 

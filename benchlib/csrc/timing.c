@@ -409,3 +409,35 @@ int bl_sleep_loop(double sleep_us, const bl_opts *o, double *ns, double *ticks, 
     }
     return bl_measure(sleep_body, NULL, &sleep_us, o, ns, ticks, info);
 }
+
+/* A body for testing calibration: its very first iteration (in the whole
+ * run) sleeps first_us, every other one then_us, as a host that stalls the
+ * first call of a run would. */
+typedef struct {
+    double first_us, then_us;
+    int stalled;
+} stall_ctx;
+
+static int stall_once_body(void *ctx, int64_t iters)
+{
+    stall_ctx *c = ctx;
+    for (int64_t i = 0; i < iters; i++) {
+        double us = c->stalled ? c->then_us : c->first_us;
+        c->stalled = 1;
+        int rc = sleep_body(&us, 1);
+        if (rc != BL_OK)
+            return rc;
+    }
+    return BL_OK;
+}
+
+int bl_stall_once_loop(double first_us, double then_us, const bl_opts *o, double *ns,
+                       double *ticks, bl_info *info)
+{
+    if (!(first_us >= 0.0) || !(then_us >= 0.0)) {
+        bl_set_error("sleep times must be >= 0");
+        return BL_EINVAL;
+    }
+    stall_ctx c = {first_us, then_us, 0};
+    return bl_measure(stall_once_body, NULL, &c, o, ns, ticks, info);
+}
