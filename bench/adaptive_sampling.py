@@ -48,6 +48,10 @@ def stop_noise(p: subprocess.Popen) -> None:
     p.wait()
 
 
+def _pct(x):
+    return None if x is None else round(100 * x, 1)
+
+
 def measure(target: float, cap: float) -> list[dict]:
     import benchlib
 
@@ -67,11 +71,16 @@ def measure(target: float, cap: float) -> list[dict]:
                      "quick_median": fixed.median,
                      "adaptive_s": t_ad, "adaptive_n": ad.n_samples,
                      "adaptive_ci_pct": 100 * a["rel_ci_halfwidth"], "reached": a["reached"],
-                     "adaptive_median": ad.median})
+                     "adaptive_median": ad.median,
+                     # what the host did during the adaptive run
+                     "steal_pct": _pct(ad.diagnostics.get("steal_fraction")),
+                     "runqueue_wait_pct": _pct(ad.diagnostics.get("runqueue_wait_fraction")),
+                     "loadavg_1min": ad.diagnostics["loadavg"][0]})
         r = rows[-1]
         print(f"{label:34s} quick {r['quick_s']:6.2f} s n={r['quick_n']:<4d} CI ±{r['quick_ci_pct']:5.1f}% | "
               f"to {100 * target:g}%: {r['adaptive_s']:6.2f} s n={r['adaptive_n']:<5d} "
-              f"CI ±{r['adaptive_ci_pct']:5.1f}% {'reached' if r['reached'] else 'CAPPED'}",
+              f"CI ±{r['adaptive_ci_pct']:5.1f}% {'reached' if r['reached'] else 'CAPPED'} | "
+              f"steal {r['steal_pct']}% wait {r['runqueue_wait_pct']}% load {r['loadavg_1min']:.1f}",
               flush=True)
     return rows
 

@@ -158,7 +158,7 @@ def cmd_compare(args) -> int:
     if args.plot:
         fig = bc.plot_compare(df)
         try:
-            fig.savefig(args.plot, dpi=120)
+            fig.savefig(args.plot, dpi=120, bbox_inches="tight")
         except OSError as exc:
             raise BenchlibError(f"cannot write {args.plot}: {exc.strerror}") from None
     if args.json:

@@ -9,7 +9,9 @@ a store file, a directory searched recursively (a reproduce.sh run folder,
 notebook output folders, a results/ tree), or a list of Results.  Results
 are matched on benchmark and parameters (parameters that name a place, such
 as ``directory``, are ignored: they differ between runs of the same
-workload); several results with the same key on one side are pooled.
+workload); several results with the same key on one side are pooled, and
+their interval then comes from a two-level bootstrap (runs, then samples
+within runs), so the spread between runs counts.
 
 Per match: the medians, the ratio median(B) / median(A) with a bootstrap 95%
 interval, a two-sided Mann-Whitney U p-value and a verdict (see
@@ -23,8 +25,6 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Iterable
-
 import numpy as np
 import pandas as pd
 
@@ -70,13 +70,16 @@ def _records(source) -> list[dict]:
     return recs
 
 
-def compare_samples(a: Iterable[float], b: Iterable[float], margin: float = 0.05,
-                    higher_is_better: bool = False) -> dict:
+def compare_samples(a, b, margin: float = 0.05, higher_is_better: bool = False) -> dict:
     """The comparison of two sets of samples: medians, ratio b/a with its
-    95% and 90% bootstrap intervals, Mann-Whitney p-value, verdict."""
-    a, b = np.asarray(list(a), dtype=float), np.asarray(list(b), dtype=float)
+    95% and 90% bootstrap intervals, Mann-Whitney p-value, verdict.  a and b
+    are samples, or lists of several runs' samples (resampled at two levels:
+    see benchlib.analysis.stats.bootstrap_ratio_ci)."""
     equivalence_bounds(margin)  # checks the margin
     ci = bootstrap_ratio_ci(a, b)
+    a, b = (np.concatenate([np.asarray(g, dtype=float) for g in x])
+            if len(x) and isinstance(x[0], (list, tuple, np.ndarray)) else np.asarray(x, dtype=float)
+            for x in (a, b))
     p = mann_whitney_p(a, b)
     verdict = ratio_verdict(ci["ratio"], ci[0.95], ci[0.90], p, margin, higher_is_better)
     return {"n_a": int(a.size), "n_b": int(b.size), "median_a": float(np.median(a)),
@@ -92,8 +95,8 @@ def _row(ra: list[dict], rb: list[dict], margin: float, params_text: str | None 
     if len(units) > 1:
         raise BenchlibError(f"{first['benchmark']}: cannot compare results in different units "
                             f"({', '.join(sorted(units))})")
-    sa = [x for r in ra for x in r["samples"]]
-    sb = [x for r in rb for x in r["samples"]]
+    sa = [r["samples"] for r in ra]  # one list per run: resampled at two levels
+    sb = [r["samples"] for r in rb]
     row = {"benchmark": first["benchmark"],
            "params": params_text if params_text is not None else _params_text(first["params"]),
            "unit": first["unit"], "higher_is_better": bool(first["higher_is_better"]),
@@ -221,34 +224,51 @@ def summary(df: pd.DataFrame) -> dict:
             if len(stable) else None}
 
 
-def plot_compare(df: pd.DataFrame, ax=None, title: str | None = None):
+def plot_compare(df: pd.DataFrame, ax=None, title: str | None = None, max_rows: int = 60):
     """Ratios of medians (B/A) with their 95% intervals, one row per
     benchmark, on a log axis; the margin shaded; each row labelled with both
-    medians and the unit.  Returns the figure."""
+    medians and the unit.  Beyond ``max_rows`` rows only the largest
+    differences are drawn (the title says so).  Returns the figure."""
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import FixedLocator, NullFormatter
 
     colours = {"faster": "tab:green", "slower": "tab:red", "no difference": "tab:blue",
                "inconclusive": "tab:grey"}
-    n = len(df)
+    shown = df
+    if len(df) > max_rows:
+        shown = df.loc[np.abs(np.log(df["ratio"])).sort_values(ascending=False).index[:max_rows]]
+    n = len(shown)
     if ax is None:
-        _, ax = plt.subplots(figsize=(8, 0.32 * n + 1.5))
+        _, ax = plt.subplots(figsize=(11, 0.3 * n + 1.8))
     y = np.arange(n)[::-1]
-    for yi, (_, r) in zip(y, df.iterrows()):
+    for yi, (_, r) in zip(y, shown.iterrows()):
         ax.errorbar(r["ratio"], yi, xerr=[[r["ratio"] - r["ratio_ci95_lo"]],
                                           [r["ratio_ci95_hi"] - r["ratio"]]],
                     fmt="o", color=colours[r["verdict"]], ms=4, capsize=2)
     labels = [f"{r['benchmark']} {r['params']}: {r['median_a']:.4g} -> {r['median_b']:.4g} {r['unit']}"
-              for _, r in df.iterrows()]
+              for _, r in shown.iterrows()]
     ax.set_yticks(y, labels, fontsize=7)
-    margin = df.attrs.get("margin", df["margin"].iloc[0] if n else 0.05)
+    ax.set_ylim(-0.7, n - 0.3)
+    margin = df.attrs.get("margin", df["margin"].iloc[0] if len(df) else 0.05)
     lo, hi = equivalence_bounds(margin)
-    ax.axvspan(lo, hi, color="tab:blue", alpha=0.1, label=f"no difference (margin {100 * margin:g}%)")
+    ax.axvspan(lo, hi, color="tab:blue", alpha=0.12, label=f"no difference zone (margin {100 * margin:g}%)")
     ax.axvline(1, color="k", lw=0.8)
     ax.set_xscale("log")
-    ax.set_xlabel("ratio of medians B / A (unitless; 95% bootstrap interval)")
+    lo_x = min(shown["ratio_ci95_lo"].min(), lo) if n else lo
+    hi_x = max(shown["ratio_ci95_hi"].max(), hi) if n else hi
+    ticks = [t for t in (0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 0.8, 0.9, 1, 1.1, 1.25, 1.5, 2, 5, 10,
+                         20, 50, 100) if lo_x / 1.1 <= t <= hi_x * 1.1]
+    ax.set_xlim(lo_x / 1.1, hi_x * 1.1)
+    ax.xaxis.set_major_locator(FixedLocator(ticks))
+    ax.set_xticklabels([f"{t:g}" for t in ticks])
+    ax.xaxis.set_minor_formatter(NullFormatter())
+    ax.set_xlabel("ratio of medians B / A (unitless, log scale; bars: 95% bootstrap interval)")
     for v, c in colours.items():
         ax.plot([], [], "o", color=c, label=v)
-    ax.legend(fontsize=7, loc="best")
-    ax.set_title(title or "B against A, per benchmark")
-    ax.figure.tight_layout()
+    fig = ax.figure
+    fig.legend(*ax.get_legend_handles_labels(), fontsize=7, loc="lower center", ncol=5,
+               frameon=False)
+    more = f" ({n} largest of {len(df)})" if n < len(df) else ""
+    ax.set_title(title or f"B against A, per benchmark{more}")
+    fig.tight_layout(rect=(0, 0.5 / fig.get_figheight(), 1, 1))
     return ax.figure

@@ -182,6 +182,9 @@ def write_text_atomic(path: str | os.PathLike, text: str) -> Path:
     except OSError as exc:
         raise BenchlibError(f"cannot write {path}: {exc.strerror}") from None
     try:
+        mask = os.umask(0)
+        os.umask(mask)
+        os.fchmod(fd, 0o666 & ~mask)  # as open() would have made it, not mkstemp's 0600
         with os.fdopen(fd, "w") as f:
             f.write(text)
         os.replace(tmp, path)

@@ -139,3 +139,14 @@ def test_recording_is_throttled_after_20_results_and_flushed(tmp_path, monkeypat
         assert len(resultfile.read_records(path)) == 30  # ...until flushed (at exit, or here)
     finally:
         record_to(None)
+
+
+def test_result_file_mode_follows_the_umask(result, tmp_path):
+    import os
+
+    old = os.umask(0o022)
+    try:
+        path = resultfile.write(tmp_path / "r.json", [result])
+    finally:
+        os.umask(old)
+    assert path.stat().st_mode & 0o777 == 0o644

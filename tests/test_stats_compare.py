@@ -107,3 +107,19 @@ def test_clock_before_after_uses_the_quarters():
     before, after = noise.clock_before_after([3.0] * 8 + [2.0] * 8)
     assert (before, after) == (3.0, 2.0)
     assert noise.clock_before_after(None) == (None, None)
+
+
+def test_several_runs_are_resampled_at_two_levels():
+    """Three runs 10% apart on side A: pooled as one sample the median looks
+    pinned at the middle run and equal to B's; resampling the runs shows
+    that three runs this far apart do not pin it within 5%."""
+    rng = np.random.default_rng(7)
+    runs_a = [lognormal(rng, 50, m, 0.01) for m in (1.0, 1.1, 1.2)]
+    b = lognormal(rng, 150, 1.1, 0.01)
+    pooled = bootstrap_ratio_ci(np.concatenate(runs_a), b)
+    two_level = bootstrap_ratio_ci(runs_a, b)
+    assert pooled["ratio"] == two_level["ratio"]
+    width = lambda ci: ci[0.95][1] - ci[0.95][0]  # noqa: E731
+    assert width(two_level) > 3 * width(pooled)
+    assert compare_samples(np.concatenate(runs_a), b)["verdict"] == "no difference"
+    assert compare_samples(runs_a, b)["verdict"] == "inconclusive"

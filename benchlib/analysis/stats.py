@@ -52,19 +52,44 @@ def rel_ci_halfwidth(samples: Sequence[float], confidence: float = 0.95, seed: i
     return float((hi - lo) / 2 / abs(med)) if med else float("inf")
 
 
-def bootstrap_ratio_ci(a: Sequence[float], b: Sequence[float], confidences=(0.95, 0.90),
-                       n_boot: int = N_BOOTSTRAP, seed: int = 0) -> dict:
-    """median(b) / median(a) and its percentile bootstrap intervals, a and b
-    resampled independently.  Returns {"ratio": r, 0.95: (lo, hi), 0.90: (lo, hi)}."""
-    xa, xb = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
-    if xa.size == 0 or xb.size == 0:
+def _boot_medians(groups: list[np.ndarray], n_boot: int, rng) -> np.ndarray:
+    """Bootstrap medians of pooled groups (runs).  One group: resample its
+    samples.  Several: resample the runs, then the samples within each chosen
+    run (a two-level bootstrap), so that the spread between runs counts and
+    not only the spread within them."""
+    if len(groups) == 1:
+        x = groups[0]
+        return np.median(x[rng.integers(0, x.size, size=(n_boot, x.size))], axis=1)
+    out = np.empty(n_boot)
+    for i in range(n_boot):
+        chosen = rng.integers(0, len(groups), size=len(groups))
+        out[i] = np.median(np.concatenate(
+            [groups[j][rng.integers(0, groups[j].size, size=groups[j].size)] for j in chosen]))
+    return out
+
+
+def _as_groups(x) -> list[np.ndarray]:
+    if len(x) and isinstance(x[0], (list, tuple, np.ndarray)):
+        groups = [np.asarray(g, dtype=float) for g in x if len(g)]
+    else:
+        groups = [np.asarray(x, dtype=float)]
+    if not groups or groups[0].size == 0:
         raise ValueError("no samples")
+    return groups
+
+
+def bootstrap_ratio_ci(a, b, confidences=(0.95, 0.90), n_boot: int = N_BOOTSTRAP,
+                       seed: int = 0) -> dict:
+    """median(b) / median(a) and its percentile bootstrap intervals, a and b
+    resampled independently.  a and b are samples, or lists of runs' samples
+    (pooled for the median, resampled at two levels for the interval).
+    Returns {"ratio": r, 0.95: (lo, hi), 0.90: (lo, hi)}."""
+    ga, gb = _as_groups(a), _as_groups(b)
     rng = _rng(seed)
-    ma = np.median(xa[rng.integers(0, xa.size, size=(n_boot, xa.size))], axis=1)
-    mb = np.median(xb[rng.integers(0, xb.size, size=(n_boot, xb.size))], axis=1)
+    ma, mb = _boot_medians(ga, n_boot, rng), _boot_medians(gb, n_boot, rng)
     with np.errstate(divide="ignore", invalid="ignore"):
         ratios = mb / ma
-    out: dict = {"ratio": float(np.median(xb) / np.median(xa))}
+    out: dict = {"ratio": float(np.median(np.concatenate(gb)) / np.median(np.concatenate(ga)))}
     for c in confidences:
         lo, hi = np.quantile(ratios, [(1 - c) / 2, (1 + c) / 2])
         out[c] = (float(lo), float(hi))
