@@ -16,6 +16,7 @@ Exit status 1 if a mutant survives, or if the tests fail unmutated.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import importlib
 import subprocess
 import sys
@@ -52,6 +53,10 @@ def perturb(value, factor: float = 1.1):
         return value[:-1]
     if isinstance(value, tuple):
         return tuple(perturb(v, factor) for v in value)
+    if dataclasses.is_dataclass(value):  # every numeric field 10% off
+        return dataclasses.replace(value, **{
+            f.name: perturb(getattr(value, f.name), factor) for f in dataclasses.fields(value)
+            if isinstance(getattr(value, f.name), float)})
     raise TypeError(f"no mutation for a {type(value).__name__}")
 
 
@@ -67,36 +72,43 @@ class Mutant:
     tests: tuple[str, ...]
 
 
-MUTANTS = [
-    Mutant("mips_relative", "benchlib.papers.ousterhout1990.paper:mips_relative", "perturb",
-           ("tests/papers/test_ousterhout1990.py", "tests/papers/test_ousterhout1990_measure.py")),
-    Mutant("vax_mips", "benchlib.papers.mips:vax_mips", "perturb",
-           ("tests/papers/test_ousterhout1990.py", "tests/papers/test_ousterhout1990_measure.py")),
-    Mutant("implied_mips", "benchlib.papers.ousterhout1990.paper:implied_mips", "perturb",
-           ("tests/papers/test_ousterhout1990.py",)),
-    Mutant("normalized_to_best", "benchlib.papers.laibaker1996.paper:normalized_to_best", "perturb",
-           ("tests/papers/test_laibaker1996.py", "tests/papers/test_laibaker1996_measure.py")),
-    Mutant("vax780_ms", "benchlib.papers.mach1989.paper:vax780_ms", "perturb",
-           ("tests/papers/test_mach1989.py", "tests/papers/test_mach1989_measure.py")),
-    Mutant("beside_paper (table join)", "benchlib.papers:beside_paper", "drop_last_row",
-           ("tests/papers/test_tables.py",)),
-    Mutant("find_regions", "benchlib.analysis.self_scaling_model:find_regions", "perturb",
-           ("tests/papers/test_chen1994_measure.py",)),
-    Mutant("halfway_point", "benchlib.analysis.self_scaling_model:halfway_point", "perturb",
-           ("tests/papers/test_chen1994_measure.py",)),
-    Mutant("relative_error", "benchlib.analysis.self_scaling_model:relative_error", "perturb",
-           ("tests/papers/test_chen1994_measure.py",)),
-    Mutant("Result.median", "benchlib.harness:Result.median", "mean_for_median",
-           ("tests/test_harness.py",)),
-    Mutant("Result.rel_iqr", "benchlib.harness:Result.rel_iqr", "spread_x1.5",
-           ("tests/test_harness.py", "tests/test_cli.py")),
-    Mutant("parse_size", "benchlib.registry:parse_size", "perturb",
-           ("tests/test_registry.py",)),
-    Mutant("normalised_ipc", "benchlib.papers.mach1989.measure:normalised_ipc", "perturb",
-           ("tests/papers/test_mach1989_measure.py",)),
-    Mutant("accuracy_table", "benchlib.analysis.self_scaling_model:accuracy_table", "perturb",
-           ("tests/papers/test_chen1994_measure.py",)),
+# name, "module:attribute", how, the tests that cover it (paths under tests/)
+_TABLE = [
+    ("mips_relative", "benchlib.papers.ousterhout1990.paper:mips_relative", "perturb",
+     "papers/test_ousterhout1990.py papers/test_ousterhout1990_measure.py"),
+    ("vax_mips", "benchlib.papers.mips:vax_mips", "perturb",
+     "papers/test_ousterhout1990.py papers/test_ousterhout1990_measure.py"),
+    ("implied_mips", "benchlib.papers.ousterhout1990.paper:implied_mips", "perturb",
+     "papers/test_ousterhout1990.py"),
+    ("normalized_to_best", "benchlib.papers.laibaker1996.paper:normalized_to_best", "perturb",
+     "papers/test_laibaker1996.py papers/test_laibaker1996_measure.py"),
+    ("vax780_ms", "benchlib.papers.mach1989.paper:vax780_ms", "perturb",
+     "papers/test_mach1989.py papers/test_mach1989_measure.py"),
+    ("beside_paper (table join)", "benchlib.papers:beside_paper", "drop_last_row",
+     "papers/test_tables.py"),
+    ("find_regions", "benchlib.analysis.self_scaling_model:find_regions", "perturb",
+     "papers/test_chen1994_measure.py"),
+    ("halfway_point", "benchlib.analysis.self_scaling_model:halfway_point", "perturb",
+     "papers/test_chen1994_measure.py"),
+    ("relative_error", "benchlib.analysis.self_scaling_model:relative_error", "perturb",
+     "papers/test_chen1994_measure.py"),
+    ("accuracy_table", "benchlib.analysis.self_scaling_model:accuracy_table", "perturb",
+     "papers/test_chen1994_measure.py"),
+    ("normalised_ipc", "benchlib.papers.mach1989.measure:normalised_ipc", "perturb",
+     "papers/test_mach1989_measure.py"),
+    ("Result.median", "benchlib.harness:Result.median", "mean_for_median", "test_harness.py"),
+    ("Result.rel_iqr", "benchlib.harness:Result.rel_iqr", "spread_x1.5",
+     "test_harness.py test_cli.py"),
+    ("parse_size", "benchlib.registry:parse_size", "perturb", "test_registry.py"),
+    ("bootstrap_median_ci", "benchlib.analysis.stats:bootstrap_median_ci", "perturb",
+     "test_stats_compare.py"),
+    ("mann_whitney_p", "benchlib.analysis.stats:mann_whitney_p", "perturb",
+     "test_stats_compare.py"),
+    ("fit_exponent (then and now)", "benchlib.analysis.scaling:fit_exponent", "perturb",
+     "test_scaling.py"),
 ]
+MUTANTS = [Mutant(name, target, how, tuple(f"tests/{t}" for t in tests.split()))
+           for name, target, how, tests in _TABLE]
 
 
 def apply(mutant: Mutant) -> None:

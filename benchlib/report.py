@@ -80,11 +80,15 @@ def notebook_section(run_dir: Path, stem: str, status: dict | None = None,
     out = run_dir / stem
     error_file = run_dir / f"{stem}.error.txt"
     status = status or {}
-    html_path = None
+    html_path, render_error = None, None
     if executed.exists():
         html_path = executed.with_suffix(".html")
         if render or not html_path.exists():
-            html_path = notebook_to_html(executed)
+            try:
+                html_path = notebook_to_html(executed)
+            except Exception as exc:  # the page still shows everything else
+                html_path = None
+                render_error = f"nbconvert could not render it: {type(exc).__name__}: {exc}"
     error = status.get("note") if status.get("ok") is False else None
     if error is None and error_file.exists():
         lines = error_file.read_text().strip().splitlines()
@@ -100,6 +104,7 @@ def notebook_section(run_dir: Path, stem: str, status: dict | None = None,
         "notebook": f"{stem}.ipynb",
         "title": notebook_title(executed) if executed.exists() else stem,
         "html": _rel(html_path, run_dir) if html_path else None,
+        "render_error": render_error,
         "seconds": status.get("seconds"),
         "error": error,
         "error_file": _rel(error_file, run_dir) if error_file.exists() else None,

@@ -262,7 +262,7 @@ class IOSpace:
 
     def measure_many(self, workloads, desc: str = "", progress: bool = True,
                      seed: int | None = None, **tags) -> pd.DataFrame:
-        from .progress import tqdm
+        from ..progress import tqdm
         rows = []
         for i, w in enumerate(tqdm(list(workloads), desc=desc, unit="workload",
                                    disable=not progress, leave=False)):
