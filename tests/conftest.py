@@ -43,6 +43,16 @@ def needs_shared(*parts):
     return wrap
 
 
+def refuses(name, params, message):
+    """benchlib.run(name, params) is refused with a BenchlibError matching
+    ``message``, before anything is measured."""
+    from benchlib.errors import BenchlibError
+    from benchlib.harness import run
+
+    with pytest.raises(BenchlibError, match=message):
+        run(name, params, profile="smoke")
+
+
 def run_cli(*args, timeout=120, **kw):
     """The CLI as a user runs it, in a child interpreter."""
     return subprocess.run([sys.executable, "-m", "benchlib.cli", *args], capture_output=True,

@@ -6,8 +6,7 @@ import os
 import pytest
 
 from benchlib import harness
-from benchlib.errors import BenchlibError
-from conftest import comm, interrupt_run, kill_children, processes_named, subreaper
+from conftest import comm, interrupt_run, kill_children, processes_named, refuses, subreaper
 
 CALLS = 2000  # a fixed run long enough to count switches, short enough for a test
 
@@ -95,8 +94,7 @@ def test_unpinned_and_two_cpus(two_cpus):
     ({"placement": "unpinned", "cpu": 0}, "cannot be set"),
 ])
 def test_bad_parameters(params, match):
-    with pytest.raises(BenchlibError, match=match):
-        harness.run("procedure_call", params, profile="smoke")
+    refuses("procedure_call", params, match)
 
 
 def test_c_side_rejects_bad_arguments():

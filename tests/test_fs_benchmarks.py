@@ -6,7 +6,7 @@ import pytest
 import benchlib
 from benchlib.errors import BenchlibError
 from benchlib.harness import PROFILES
-from conftest import interrupt_run
+from conftest import interrupt_run, refuses
 
 
 def test_select_checks_its_answer_every_call():
@@ -47,8 +47,7 @@ def test_file_read_counts_the_file():
     ({"file_bytes": "-1"}, ">= 0"),
 ])
 def test_bad_directories_and_sizes(params, message):
-    with pytest.raises(BenchlibError, match=message):
-        benchlib.run("fs_create_delete", params, profile="smoke")
+    refuses("fs_create_delete", params, message)
 
 
 def test_a_file_is_not_a_directory(tmp_path):
@@ -105,8 +104,7 @@ def test_disk_io_refuses_memory_file_systems():
     ({"block_bytes": "2M", "file_bytes": "1M"}, "larger than file_bytes"),
 ])
 def test_disk_io_bad_sizes(params, message):
-    with pytest.raises(BenchlibError, match=message):
-        benchlib.run("disk_io", params, profile="smoke")
+    refuses("disk_io", params, message)
 
 
 def test_fs_latency_interrupt_leaves_nothing(tmp_path):

@@ -6,8 +6,7 @@ import pytest
 
 import benchlib
 from benchlib.benchmarks import SMALL_FILE_PHASES
-from benchlib.errors import BenchlibError
-from conftest import interrupt_run
+from conftest import interrupt_run, refuses
 
 
 def test_phases_add_up_and_nothing_is_left(tmp_path):
@@ -50,8 +49,7 @@ def test_the_bytes_are_really_moved(tmp_path):
     ({"directory": "/proc", "size_bytes": 0}, "cannot create a working directory"),
 ])
 def test_bad_parameters(params, message):
-    with pytest.raises(BenchlibError, match=message):
-        benchlib.run("small_file", params, profile="smoke")
+    refuses("small_file", params, message)
 
 
 def test_interrupt_leaves_nothing(tmp_path):

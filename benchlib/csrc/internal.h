@@ -34,7 +34,8 @@ typedef struct {
     cpu_set_t saved;
     int pinned;
 } bl_pinning;
-int64_t bl_next_count(int64_t it, double t, double target, int64_t max_it); /* calibration step */
+int bl_calibrate(bl_body_fn body, void *ctx, const bl_opts *o, int64_t start_it,
+                 int64_t *iters_out, double *sample_ns_out);  /* timing.c */
 int bl_pin_begin(int cpu, bl_pinning *p);   /* cpu < 0: leaves the thread as it is */
 /* The start of a run that times itself: BL_EINVAL for no samples, then
  * pinned to o->cpu (bl_pin_end after). */

@@ -335,28 +335,8 @@ static double udp_now_ns(void)
 static int udp_calibrate(udp_ctx *u, const bl_opts *o, int64_t *iters_out)
 {
     int64_t it = (int64_t)((1 << 20) / u->size);
-    if (it < 16)
-        it = 16;
-    int64_t max_it = o->max_iterations > 0 ? o->max_iterations : ((int64_t)1 << 40);
-    if (it > max_it)
-        it = max_it;
-    double target = o->target_sample_ns;
-    if (target < 1000.0 * bl_clock_resolution_ns())
-        target = 1000.0 * bl_clock_resolution_ns();
-    for (;;) {
-        double t0 = udp_now_ns();
-        int rc = udp_body(u, it);
-        double t = udp_now_ns() - t0;
-        if (rc != BL_OK)
-            return rc;
-        if (bl_interrupted())
-            return BL_EINTR;
-        if (t >= target || it >= max_it)
-            break;
-        it = bl_next_count(it, t, target, max_it);
-    }
-    *iters_out = it;
-    return BL_OK;
+    double t;
+    return bl_calibrate(udp_body, u, o, it < 16 ? 16 : it, iters_out, &t);
 }
 
 static void udp_sink_child(int data, int ctrl)

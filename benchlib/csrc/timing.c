@@ -243,7 +243,7 @@ static int time_confirmed(bl_body_fn body, void *ctx, int64_t it, double target,
  * the count that would reach the target with 5% to spare, at most ten
  * times the last (one fast reading must not overshoot wildly), at least
  * one more, never above max_it. */
-int64_t bl_next_count(int64_t it, double t, double target, int64_t max_it)
+static int64_t bl_next_count(int64_t it, double t, double target, int64_t max_it)
 {
     int64_t next = t < target / 1000.0 ? it * 10 : (int64_t)ceil((double)it * target * 1.05 / t);
     if (next > 10 * it)
@@ -253,14 +253,18 @@ int64_t bl_next_count(int64_t it, double t, double target, int64_t max_it)
     return next < max_it ? next : max_it;
 }
 
-static int calibrate(bl_body_fn body, void *ctx, const bl_opts *o, double res, int64_t *iters_out,
-                     double *sample_ns_out)
+/* Calibration: from start_it iterations, grow the count until a confirmed
+ * reading lasts o->target_sample_ns and at least 1000 clock steps.  Shared
+ * by bl_measure (from 1) and benchmarks that must start higher. */
+int bl_calibrate(bl_body_fn body, void *ctx, const bl_opts *o, int64_t start_it,
+                 int64_t *iters_out, double *sample_ns_out)
 {
+    double res = bl_clock_resolution_ns();
     double target = o->target_sample_ns;
     if (target < 1000.0 * res)
         target = 1000.0 * res; /* keep the clock's step below 0.1% of a sample */
     int64_t max_it = o->max_iterations > 0 ? o->max_iterations : ((int64_t)1 << 40);
-    int64_t it = 1;
+    int64_t it = start_it < 1 ? 1 : start_it < max_it ? start_it : max_it;
     double t = 0.0;
     for (;;) {
         int rc = time_confirmed(body, ctx, it, target, &t);
@@ -349,7 +353,7 @@ int bl_measure(bl_body_fn body, bl_body_fn overhead, void *ctx,
     int64_t iters = o->iterations;
     info->calibrated_sample_ns = 0.0;
     if (iters <= 0)
-        rc = calibrate(body, ctx, o, res, &iters, &info->calibrated_sample_ns);
+        rc = bl_calibrate(body, ctx, o, 1, &iters, &info->calibrated_sample_ns);
     info->iterations = iters;
     for (int w = 0; rc == BL_OK && w < o->n_warmup; w++) {
         rc = body(ctx, iters);
