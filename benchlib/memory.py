@@ -52,6 +52,14 @@ LINE_STRIDES = [8, 16, 32, 64, 128, 256, 512]
 #: than this: past it every size is main memory on the machines we know.
 MAX_REPEAT_BYTES = 32 << 20
 PAIR_DISTANCES = [8, 16, 24, 32, 48, 56, 64, 96, 112, 120, 128, 192, 256]
+#: The load pairs' chase: 64 pages, one pair in each.  Every first load sits
+#: at the same page offset, so in a cache indexed inside the page (any L1)
+#: they share one set and miss it (64 is more than any L1's ways), while 64
+#: pages stay within any first-level TLB's reach and any L2's sets: the
+#: step at the line is an L2 hit against an L1 hit, with no page walk and no
+#: shared last level to add noise (8 MiB, as before, sat at the edge of an
+#: EPYC guest's effective L3 and TLB, and read 128 on two runs of four).
+PAIR_PAGES = 64
 MIN_SIZE = 512
 #: A sysfs last level can be a whole socket's (or, in a guest, as the
 #: hypervisor presents it: 480 MiB on one Xeon guest); a chase past 128 MiB
@@ -280,7 +288,8 @@ def measure_hierarchy(profile: str = "quick", progress: bool = True, strides: li
 
     point = POINT_PROFILES[profile]
     pairs = _latency_rows(_best_of_passes("line_pair_latency", {"distance_bytes": PAIR_DISTANCES},
-                                          passes, point, progress))
+                                          passes, point, progress,
+                                          size_bytes=PAIR_PAGES * 4096))
     pages = sorted({int(round(2 ** (i / 2))) for i in range(6, 27)})  # 8 .. 8192
     spread = _best_of_passes("tlb_latency", {"pages": pages}, passes, point, progress, layout="spread")
     dense = _best_of_passes("tlb_latency", {"pages": pages}, passes, point, progress, layout="dense")
@@ -550,6 +559,11 @@ def level_evidence(m: MemoryMeasurement) -> pd.DataFrame:
                 ev += (f"; {100 * r:.0f} % of sysfs's L{i + 1}"
                        + ("" if 0.9 <= r <= 1.1 else
                           f" (shared by CPUs {sysfs.get('shared_cpu_list')})" if r < 0.9 else ""))
+                lo, hi = lv.size_bytes_low, lv.size_bytes_high
+                if lo is not None and hi is not None and not lo <= sysfs["size_bytes"] <= hi:
+                    ev += (f"; sysfs's size is outside the 95 % interval "
+                           f"[{lo / 1024:.0f}, {hi / 1024:.0f}] KiB: the model with sysfs's "
+                           "capacity explains the curve worse than the fitted one")
         rows.append({"level": lv.name, "size_bytes": lv.size_bytes,
                      "size_low": lv.size_bytes_low, "size_high": lv.size_bytes_high,
                      "latency_ns": lv.latency_ns,

@@ -651,3 +651,63 @@ def test_tlb_misses_are_taken_out_before_the_fit():
     for got, want in zip(sizes, m.truth_sizes()):
         assert abs(got / want - 1) <= 0.10, (sizes, m.truth_sizes())
     assert any("TLB's misses" in n and "taken out" in n for n in fit.notes)
+
+
+# ------------------------------- line size on an EPYC guest (recorded here)
+
+#: Time per load (cycles) against stride at 114 and 128 MiB on a Zen 5 EPYC
+#: guest (sysfs: 64-byte lines), recorded 2026-11-24: a stream prefetcher
+#: hides most of strides 8-32, the time jumps at 64 and flattens after it;
+#: the rise at 512 is the TLB's (8 loads per page).
+EPYC_STRIDES = {8: (4.0, 4.0), 16: (4.1, 4.1), 32: (4.7, 4.9), 64: (8.2, 8.0),
+                128: (11.9, 9.9), 256: (14.3, 12.1), 512: (18.0, 20.7)}
+
+
+def epyc_stride_table(strides=EPYC_STRIDES):
+    rows = [{"size_bytes": size, "stride_bytes": st, "latency_ns": cyc / 4.33}
+            for st, pair in strides.items() for size, cyc in zip((114 << 20, 128 << 20), pair)]
+    return pd.DataFrame(rows)
+
+
+def test_a_prefetcher_hiding_small_strides_still_gives_the_line():
+    r = read_strides(epyc_stride_table(), base_ns=4.0 / 4.33)
+    assert r["line"] == 64 and not r["next_line_prefetch"]
+    assert "prefetcher hides" in r["why"]
+    # without stride 128 the growth could stop at 64 or 128: no line
+    gap = {k: v for k, v in EPYC_STRIDES.items() if k != 128}
+    r = read_strides(epyc_stride_table(gap), base_ns=4.0 / 4.33)
+    assert r["line"] is None
+
+
+def test_a_spatial_prefetcher_s_middle_level_past_the_pair_is_not_the_line():
+    # the shape measured beyond the last level here: one miss up to 56
+    # bytes, a nearer copy up to 256 (a region prefetcher), a second miss
+    # at 512
+    d = [8, 16, 32, 48, 56, 64, 96, 120, 128, 192, 256, 512, 1024]
+    lat = [166, 175, 164, 175, 164, 200, 193, 201, 188, 205, 192, 307, 310]
+    r = read_pairs(pd.DataFrame({"distance_bytes": d, "latency_ns": lat}))
+    assert r["line"] == 64 and not r["adjacent_line_prefetch"]
+    assert r["middle_to_bytes"] == 256
+    line, info, notes = reconcile_line_sizes(r, {"line": 64, "next_line_prefetch": False})
+    assert line == 64 and info["agree"] and any("spatial prefetcher" in n for n in notes)
+    # the same steps buried in noise are no step at all
+    rng = np.random.default_rng(3)
+    noisy = np.array(lat, float) * np.exp(0.3 * rng.standard_normal(len(d)))
+    assert read_pairs(pd.DataFrame({"distance_bytes": d, "latency_ns": noisy}))["line"] is None
+
+
+def test_a_reported_size_outside_the_fitted_interval_is_said():
+    # an L2 that behaves as 1.25 MiB while the system reports 1 MiB: the
+    # report's size lies outside the interval, and the note says which way
+    m = cs.Machine((cs.Level(48 * K, 12, 0.9), cs.Level(1280 * K, 20, 3.2)), 80.0)
+    fit = fit_memory(cs.chase_curve(m, cs.size_grid(m, per_octave=8), seed=4))
+    sysfs = [{"level": 1, "type": "Data", "size_bytes": 48 * K},
+             {"level": 2, "type": "Unified", "size_bytes": 1 * M}]
+    cmp = compare_with_reported(fit, sysfs).set_index("level")
+    assert bool(cmp.loc["L1", "reported_in_interval"])
+    assert not bool(cmp.loc["L2", "reported_in_interval"])
+    assert "outside the fitted 95 % interval" in cmp.loc["L2", "note"]
+    assert "keeps more" in cmp.loc["L2", "note"]
+    truthful = [sysfs[0], {"level": 2, "type": "Unified", "size_bytes": 1280 * K}]
+    assert bool(compare_with_reported(fit, truthful).set_index("level").loc["L2",
+                                                                             "reported_in_interval"])

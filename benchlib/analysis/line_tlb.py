@@ -22,71 +22,92 @@ def _pow2_in(lo: float, hi: float) -> int | None:
     return c[0] if len(c) == 1 else None
 
 
+#: The smallest step the line-size readers take for one (a ratio of times).
+MIN_LINE_STEP = 1.02
+
+
+def _levels_sse(y: np.ndarray, cuts: tuple[int, ...]) -> tuple[float, list[float]]:
+    """Sum of squared deviations of y from one median per run between cuts."""
+    bounds = (0,) + cuts + (len(y),)
+    meds = [float(np.median(y[a:b])) for a, b in zip(bounds[:-1], bounds[1:])]
+    sse = sum(float(np.sum((y[a:b] - m) ** 2))
+              for (a, b), m in zip(zip(bounds[:-1], bounds[1:]), meds))
+    return sse, meds
+
+
 def read_pairs(pairs: pd.DataFrame) -> dict:
     """Read dependent load pairs (columns distance_bytes, latency_ns; the
     first load at the last word of its line, the second ``distance`` before
     it, as ``line_pair_latency`` lays them out).
 
     Short distances stay in the first load's line (one miss per pair);
-    long ones miss twice.  The line is the smallest distance above the short
-    level (by more than the noise and 4 % of the gap), provided every longer
-    distance is too, as a power of two.  A middle level between the two,
-    reaching the long level at twice the line, is the adjacent-line
-    prefetcher: the pair's other line arrives in a nearer cache.  Returns
-    {"line": int | None, "adjacent_line_prefetch": bool, "low_ns", "high_ns",
-    "middle_ns", "why"}."""
+    longer ones reach another line.  The time against distance is fitted as
+    one, two or three levels (a step at a distance the data choose, the
+    medians of ln time between steps; the number of levels by BIC), and the
+    line is the one power of two between the last distance of the first
+    level and the first of the next.  A middle level between the short and
+    the long one is a prefetcher that brings nearby lines with the miss: when
+    it ends at twice the line it is the adjacent-line (pair) prefetcher,
+    otherwise a spatial one (``middle_to_bytes``: the last distance it
+    serves).  A step must stand out of the noise (3 sigma of the residuals,
+    and at least 2 %).  Returns {"line": int | None, "adjacent_line_prefetch":
+    bool, "low_ns", "high_ns", "middle_ns", "middle_to_bytes", "why"}."""
     check_columns(pairs, ["distance_bytes", "latency_ns"])
     p = _median_by(pairs, "distance_bytes", "latency_ns")
     out = {"line": None, "adjacent_line_prefetch": False, "low_ns": None, "high_ns": None,
-           "middle_ns": None, "why": ""}
+           "middle_ns": None, "middle_to_bytes": None, "why": ""}
     if len(p) < 4:
         out["why"] = "fewer than 4 distances"
         return out
     d = p["distance_bytes"].to_numpy(float)
-    lat = p["latency_ns"].to_numpy(float)
-    low_pts = lat[d <= 16] if (d <= 16).sum() >= 1 else lat[:1]
-    low = float(np.median(low_pts))
-    k = max(1, len(p) // 4)
-    high = float(np.median(lat[-k:]))
-    out["low_ns"], out["high_ns"] = low, high
-    if high / low < 1.2:
-        out["why"] = f"no step (long/short {high / low:.2f})"
+    y = np.log(p["latency_ns"].to_numpy(float))
+    n = len(y)
+    # the first level must hold the distances inside any line (<= 16 bytes)
+    first_ok = max(1, int(np.sum(d <= 16)))
+    fits = {(): _levels_sse(y, ())}
+    for i in range(first_ok, n):
+        fits[(i,)] = _levels_sse(y, (i,))
+        for j in range(i + 1, n):
+            fits[(i, j)] = _levels_sse(y, (i, j))
+
+    def bic(cuts):
+        sse = max(fits[cuts][0], 1e-12 * n)
+        return n * math.log(sse / n) + 2 * len(cuts) * math.log(n)
+
+    def valid(cuts):
+        """Every step rises by 3 standard errors of its two levels' medians
+        (noise from the model's own residuals) and by MIN_LINE_STEP."""
+        sse, meds = fits[cuts]
+        sig = max(0.005, math.sqrt(sse / max(1, n - 2 * len(cuts) - 1)))
+        bounds = (0,) + cuts + (n,)
+        sizes = np.diff(bounds)
+        steps = np.diff(meds)
+        se = sig * np.sqrt(1.0 / sizes[:-1] + 1.0 / sizes[1:])
+        return bool(np.all(steps > np.maximum(3 * se, math.log(MIN_LINE_STEP))))
+    ranked = sorted(fits, key=bic)
+    cuts = next((c for c in ranked if not c or valid(c)), ())
+    sse, meds = fits[cuts]
+    out["low_ns"], out["high_ns"] = math.exp(meds[0]), math.exp(meds[-1])
+    if not cuts:
+        why = "no step: one level fits the pairs as well as any step"
+        if ranked[0]:
+            st = np.diff(fits[ranked[0]][1])
+            why = (f"no clear step (the best steps, x{', x'.join(f'{math.exp(v):.2f}' for v in st)}, "
+                   "do not stand out of the noise or do not rise)")
+        out["why"] = why
         return out
-    # noise: the spread of repeated samples at each distance (relative MAD)
-    raw = pairs.assign(distance_bytes=pairs["distance_bytes"].astype(float),
-                       latency_ns=pairs["latency_ns"].astype(float))
-    rel = raw.groupby("distance_bytes")["latency_ns"].transform(
-        lambda v: np.log(v) - np.log(v.median()))
-    sig = 1.4826 * float(np.median(np.abs(rel))) if len(raw) > len(p) else 0.0
-    sig = max(0.005, sig if np.isfinite(sig) and sig > 0 else _noise_sigma(np.log(lat)))
-    gap = high - low
-    up = lat > low + max(4 * sig * low, 0.015 * gap)
-    top = lat > high - max(3 * sig * high, 0.25 * gap)
-    # the smallest distance from which every longer one is above the short level
-    first = None
-    for i in range(len(d)):
-        if up[i:].all():
-            first = i
-            break
-    if first is None or first == 0:
-        out["why"] = "the short level is not below every long distance"
-        return out
-    line = _pow2_in(d[first - 1], d[first])
+    i = cuts[0]
+    line = _pow2_in(d[i - 1], d[i])
     if line is None:
-        out["why"] = (f"the step between {d[first - 1]:g} and {d[first]:g} bytes holds no single "
+        out["why"] = (f"the step between {d[i - 1]:g} and {d[i]:g} bytes holds no single "
                       "power of two")
         return out
-    first_top = next((i for i in range(first, len(d)) if top[i:].all()), None)
-    if first_top is not None and first_top > first:
-        mid = lat[first:first_top]
-        if d[first_top - 1] < 2 * line <= d[first_top]:
-            out["adjacent_line_prefetch"] = True
-            out["middle_ns"] = float(np.median(mid))
-        else:
-            out["why"] = (f"a middle level from {d[first]:g} to {d[first_top - 1]:g} bytes that "
-                          "is not an adjacent-line pair")
-            return out
     out["line"] = line
+    if len(cuts) == 2:
+        j = cuts[1]
+        out["middle_ns"] = math.exp(meds[1])
+        out["middle_to_bytes"] = float(d[j - 1])
+        out["adjacent_line_prefetch"] = bool(d[j - 1] < 2 * line <= d[j])
     return out
 
 
@@ -99,10 +120,17 @@ def read_strides(df: pd.DataFrame, base_ns: float | None = None) -> dict:
     """Read the line from sequential stride curves at sizes beyond the last
     cache (the lmbench paper's reading of its figure): a stride s below the
     line misses on s/line of its loads, so the time above the L1 level
-    doubles with each doubling of the stride until the stride reaches the
-    line, then stays flat.  With a next-line prefetcher the stride equal to
-    the line is served from the prefetched line (a middle level) and the
-    full miss appears at twice the line: reported as such, not as the line.
+    grows with the stride until the stride reaches the line, then flattens
+    (further growth, at strides of a fraction of a page, is the TLB's).
+
+    The line is the stride where the growth per doubling drops most
+    sharply: it grew by at least 1.5x into it and grows by at least 1.5x
+    less out of it.  A stream prefetcher hides part of the small strides'
+    misses (growth below the line faster than proportional): the stride
+    where the growth stops is still the line.  With a next-line prefetcher
+    the stride equal to the line is served from the prefetched line (a
+    middle level) and the full miss appears at twice the line: a jump of
+    more than 2.6x after a proportional doubling (1.5-2.6x) is read so.
     ``base_ns``: the L1 latency (default: the table's smallest sizes).
     Returns {"line", "next_line_prefetch", "why"}."""
     check_columns(df, ["size_bytes", "stride_bytes", "latency_ns"])
@@ -124,26 +152,37 @@ def read_strides(df: pd.DataFrame, base_ns: float | None = None) -> dict:
         small = d[d["size_bytes"].astype(float) <= sizes[min(2, len(sizes) - 1)]]
         base_ns = float(small["latency_ns"].astype(float).median())
     base = float(base_ns)
-    e = np.array([max(lat[s] - base, 1e-9) for s in strides])
-    r = e[1:] / e[:-1]                      # growth per doubling
-    if not r[0] >= 1.5:
-        out["why"] = (f"no growth from stride {strides[0]} to {strides[1]} (x{r[0]:.2f}): the "
-                      "smallest stride already reaches the line, or a prefetcher hides the misses")
+    # time above the L1 level; a stride whose misses are all hidden is at
+    # the floor (3 % of the L1 time), so its growth is not a ratio of noise
+    e = np.array([max(lat[s] - base, 0.03 * base, 1e-12) for s in strides])
+    # r[k]: growth per doubling from strides[k] to strides[k + 1]
+    doublings = np.log2(np.array(strides[1:], float) / np.array(strides[:-1], float))
+    r = (e[1:] / e[:-1]) ** (1.0 / doublings)
+    best, best_drop = None, math.log(1.5)
+    for k in range(1, len(strides) - 1):    # strides[k]: grown into, and out of
+        r_in, r_out = r[k - 1], r[k]
+        drop = math.log(r_in) - math.log(r_out)
+        # the stride after it must be twice it: otherwise the growth may
+        # stop anywhere between the two, and no single line is read
+        if r_in >= 1.5 and drop >= best_drop and strides[k + 1] == 2 * strides[k]:
+            best, best_drop = k, drop
+    if best is None:
+        grows = bool((r >= 1.5).any())
+        out["why"] = ("the time still grows at the largest strides" if grows and r[-1] >= 1.5
+                      else "no stride where the growth stops" if grows else
+                      f"no growth with the stride (x{r.max():.2f} at most): the smallest stride "
+                      "already reaches the line, or a prefetcher hides the misses")
         return out
-    i = 0
-    while i < len(r) and 1.5 <= r[i] <= 2.6:
-        i += 1
-    line = strides[i]
-    if i == len(r):
-        out["why"] = "the time still grows at the largest stride"
-        return out
-    if r[i] <= 1.3:
-        out["line"] = line
-    elif r[i] >= 2.6 and (i + 1 == len(r) or r[i + 1] <= 1.3):
-        out["line"] = line
+    r_in = r[best - 1]
+    before = r[best - 2] if best >= 2 else None
+    if r_in > 2.6 and before is not None and 1.5 <= before <= 2.6:
+        out["line"] = strides[best - 1]
         out["next_line_prefetch"] = True
     else:
-        out["why"] = f"growth x{r[i]:.2f} after stride {line} fits neither reading"
+        out["line"] = strides[best]
+        if r_in > 2.6:
+            out["why"] = (f"growth x{r_in:.1f} into stride {strides[best]}: a prefetcher hides "
+                          "part of the smaller strides' misses")
     return out
 
 
@@ -174,6 +213,10 @@ def reconcile_line_sizes(pairs: dict | None, strides: dict | None
         notes.append(f"adjacent-line prefetch: the line is {lp} bytes, fetched in pairs of "
                      f"{2 * lp} (the pair's other line costs {pairs['middle_ns']:.3g} ns, "
                      f"not a second miss)")
+    elif pairs and pairs.get("middle_to_bytes") and lp is not None:
+        notes.append(f"a spatial prefetcher: lines up to {pairs['middle_to_bytes']:g} bytes from "
+                     f"the first load's cost {pairs['middle_ns']:.3g} ns, not a second miss (the "
+                     f"line is the first step, {lp} bytes)")
     if info["next_line_prefetch"]:
         notes.append(f"next-line prefetch: stride {ls} is served from the prefetched line; "
                      f"full misses start at {2 * ls}")
@@ -271,8 +314,11 @@ def compare_with_reported(fit: MemoryFit, caches: list[dict]) -> pd.DataFrame:
     log size); ``resolved`` is False when the two candidates are too close
     for this method to tell apart (less than 10 % apart, or both inside the
     fitted level's size bracket), as with a small L2 beside a large L3.
-    Columns: level, fitted_size_bytes, reported_size_bytes, ratio,
-    reported_sum_bytes, ratio_vs_sum, matches, resolved, note."""
+    ``reported_in_interval``: whether the reported size lies inside the
+    fitted level's 95 % interval (None where nothing is reported or the
+    level matches a sum).  Columns: level, fitted_size_bytes,
+    reported_size_bytes, ratio, reported_sum_bytes, ratio_vs_sum, matches,
+    resolved, reported_in_interval, note."""
     rep: dict[int, float] = {}
     for c in caches:
         if str(c.get("type", "")).lower().startswith("instr"):
@@ -294,9 +340,17 @@ def compare_with_reported(fit: MemoryFit, caches: list[dict]) -> pd.DataFrame:
                "reported_size_bytes": reported,
                "ratio": None if reported is None else lv.size_bytes / reported,
                "reported_sum_bytes": None, "ratio_vs_sum": None, "matches": None,
-               "resolved": None, "note": ""}
+               "resolved": None, "reported_in_interval": None, "note": ""}
         if reported is not None:
             row["matches"] = f"L{k}"
+            lo = lv.size_bytes_low if lv.size_bytes_low is not None else lv.size_bytes
+            hi = lv.size_bytes_high if lv.size_bytes_high is not None else lv.size_bytes
+            row["reported_in_interval"] = bool(lo <= reported <= hi)
+            if not row["reported_in_interval"]:
+                row["note"] = (f"the reported {reported / 1024:.0f} KiB lies outside the fitted "
+                               f"95 % interval [{lo / 1024:.0f}, {hi / 1024:.0f}] KiB: the chase "
+                               f"keeps {'more' if reported < lo else 'less'} than the system "
+                               "reports")
         if reported is None:
             row["note"] = "no reported cache at this level"
         last = i == len(cache_levels) - 1
@@ -307,8 +361,16 @@ def compare_with_reported(fit: MemoryFit, caches: list[dict]) -> pd.DataFrame:
             e_own = abs(math.log(lv.size_bytes / reported))
             e_sum = abs(math.log(lv.size_bytes / total))
             apart = abs(math.log(total / reported))
+            interval_note = row["note"]
             if e_sum < e_own:
                 row["matches"] = f"L{k - 1}+L{k}"
+                lo_s = lv.size_bytes_low if lv.size_bytes_low is not None else lv.size_bytes
+                hi_s = lv.size_bytes_high if lv.size_bytes_high is not None else lv.size_bytes
+                row["reported_in_interval"] = bool(lo_s <= total <= hi_s)
+                interval_note = "" if row["reported_in_interval"] else (
+                    f"the reported L{k - 1}+L{k}, {total / 1024:.0f} KiB, lies outside the fitted "
+                    f"95 % interval [{lo_s / 1024:.0f}, {hi_s / 1024:.0f}] KiB: the chase keeps "
+                    f"{'more' if total < lo_s else 'less'} than the system reports")
                 row["note"] = (f"matches L{k - 1}+L{k} better than L{k}: "
                                f"looks exclusive/victim")
             else:
@@ -321,6 +383,8 @@ def compare_with_reported(fit: MemoryFit, caches: list[dict]) -> pd.DataFrame:
                 row["note"] += (f" (weakly: L{k} and L{k - 1}+L{k} differ by only "
                                 f"{100 * (math.exp(apart) - 1):.0f} %, within this method's "
                                 f"resolution)")
+            if interval_note:
+                row["note"] += "; " + interval_note
         rows.append(row)
     if len(cache_levels) < len(rep_levels):
         missing = [f"L{k}" for k in rep_levels if k > len(cache_levels)]
@@ -328,10 +392,10 @@ def compare_with_reported(fit: MemoryFit, caches: list[dict]) -> pd.DataFrame:
                      "reported_size_bytes": sum(rep[k] for k in rep_levels
                                                 if k > len(cache_levels)),
                      "ratio": None, "reported_sum_bytes": None, "ratio_vs_sum": None,
-                     "matches": None, "resolved": None,
+                     "matches": None, "resolved": None, "reported_in_interval": None,
                      "note": "reported but not found as a separate plateau in the curve"})
     return pd.DataFrame(rows, columns=["level", "fitted_size_bytes", "reported_size_bytes",
                                        "ratio", "reported_sum_bytes", "ratio_vs_sum",
-                                       "matches", "resolved", "note"])
+                                       "matches", "resolved", "reported_in_interval", "note"])
 
 
