@@ -64,11 +64,16 @@ def drop_last_row(df):
     return df.iloc[:-1]
 
 
+def line_x2(found: dict) -> dict:
+    """A line-size reading one power of two off (twice the line)."""
+    return {**found, "line": None if found.get("line") is None else 2 * found["line"]}
+
+
 @dataclass(frozen=True)
 class Mutant:
     name: str
     target: str              # "module:attribute" or "module:Class.property"
-    how: str                 # "perturb", "drop_last_row", "mean_for_median", "spread_x1.5"
+    how: str                 # "perturb", "drop_last_row", "mean_for_median", "spread_x1.5", "line_x2"
     tests: tuple[str, ...]
 
 
@@ -106,6 +111,12 @@ _TABLE = [
      "test_stats_compare.py"),
     ("fit_exponent (then and now)", "benchlib.analysis.scaling:fit_exponent", "perturb",
      "test_scaling.py"),
+    ("read_pairs (line size)", "benchlib.analysis.line_tlb:read_pairs", "line_x2",
+     "test_memory_fit.py"),
+    ("read_strides (line size)", "benchlib.analysis.line_tlb:read_strides", "line_x2",
+     "test_memory_fit.py"),
+    ("kept_fraction (cache model)", "benchlib.analysis.cache_model:kept_fraction", "perturb",
+     "test_memory_fit.py"),
 ]
 MUTANTS = [Mutant(name, target, how, tuple(f"tests/{t}" for t in tests.split()))
            for name, target, how, tests in _TABLE]
@@ -126,7 +137,7 @@ def apply(mutant: Mutant) -> None:
     if mutant.how == "spread_x1.5":
         setattr(holder, name, property(lambda self: original.fget(self) * 1.5))
         return
-    wrong = {"perturb": perturb, "drop_last_row": drop_last_row}[mutant.how]
+    wrong = {"perturb": perturb, "drop_last_row": drop_last_row, "line_x2": line_x2}[mutant.how]
 
     def mutated(*args, **kwargs):
         return wrong(original(*args, **kwargs))
