@@ -63,7 +63,7 @@ def with_interval_text(df: pd.DataFrame, fmt, na_rep: str = "", formats: dict | 
     cols = iv.interval_columns(df)
     if not cols:
         return df, []
-    shown, flagged = iv.strip(df), []
+    shown, flagged = iv.strip(df), {}
     for c in cols:
         texts = []
         own = (formats or {}).get(c)
@@ -72,13 +72,12 @@ def with_interval_text(df: pd.DataFrame, fmt, na_rep: str = "", formats: dict | 
             v = iv.value(m)
             if isinstance(m, iv.Measured):
                 texts.append(m.text(own.format) if isinstance(own, str) else iv.short(m))
-                note = f"{df.loc[i, df.columns[0]]} ({', '.join(m.unstable)})"
-                if m.unstable and note not in flagged:
-                    flagged.append(note)
+                for why in m.unstable:
+                    flagged.setdefault(str(df.loc[i, df.columns[0]]), {})[why] = None
             else:
                 texts.append(na_rep if v != v else own.format(v) if isinstance(own, str) else fmt(v))
         shown[c] = texts
-    return shown, flagged
+    return shown, [f"{row} ({', '.join(why)})" for row, why in flagged.items()]
 
 
 def highlight_machine(df: pd.DataFrame, source: str = "source", significant: int | None = None,

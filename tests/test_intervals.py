@@ -26,6 +26,8 @@ def test_of_samples_is_the_median_and_its_bootstrap_interval():
     assert m.value == 3.5 and (m.lo, m.hi) == bootstrap_median_ci(x)
     assert m.lo <= m.value <= m.hi and m.stable and not m.propagated
     assert math.isnan(of_samples([]).value)
+    one = of_samples([4.0], unstable=("too_few_samples",))   # nothing to resample
+    assert one.value == 4.0 and math.isnan(one.lo) and one.text() == "4 [no interval]†"
 
 
 def _result(samples, diagnostics):
@@ -96,6 +98,8 @@ def test_geometric_mean_of_figures():
     assert (g.lo, g.hi) == pytest.approx((math.sqrt(1.9 * 3.8), math.sqrt(2.1 * 4.4)))
     assert g.propagated and g.unstable == ("spread",)
     assert not gmean([A, 3.0]).propagated                 # one measurement, one constant
+    three = gmean([A, B, Measured(8.0, 7.0, 9.0, ("steal",))])
+    assert three.value == pytest.approx(4.0) and three.unstable == ("spread", "steal")
     assert gmean([2.0, 8.0]) == pytest.approx(4.0)         # plain numbers stay numbers
 
 
@@ -121,6 +125,9 @@ def test_columns_round_trip():
     assert list(iv.rename(df, {"us": "t"}).columns) == ["name", "t", "t_ci95_lo", "t_ci95_hi",
                                                         "t_ci95_note"]
     assert iv.cells(df, "us", "name") == {"here": B, "paper": 7.0}
+    # a flagged figure without an interval keeps its flag through the columns
+    iv.put(df, "n", [Measured(1.0, math.nan, math.nan, ("too_few_samples",)), 2.0])
+    assert iv.get(df, "n", 0).unstable == ("too_few_samples",) and iv.get(df, "n", 1) == 2.0
     plain = pd.DataFrame({"name": ["x"]})
     iv.put(plain, "us", [1.0])                    # no Measured: no interval columns
     assert list(plain.columns) == ["name", "us"]

@@ -160,8 +160,8 @@ class Measured:
         return self.map(operator.neg)
 
 
-def _union(a: Iterable[str], b: Iterable[str]) -> tuple[str, ...]:
-    return tuple(dict.fromkeys([*a, *b]))
+def _union(*reasons: Iterable[str]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(x for r in reasons for x in r))
 
 
 def exact(value: float) -> Measured:
@@ -176,8 +176,9 @@ def of_samples(samples: Sequence[float], unstable: Iterable[str] = ()) -> Measur
 
     x = np.asarray(samples, dtype=float)
     x = x[~np.isnan(x)]
-    if x.size == 0:
-        return Measured(math.nan, math.nan, math.nan, tuple(unstable))
+    if x.size < 2:   # nothing to resample: no interval
+        v = float(x[0]) if x.size else math.nan
+        return Measured(v, math.nan, math.nan, tuple(unstable))
     lo, hi = bootstrap_median_ci(x)
     return Measured(float(np.median(x)), lo, hi, tuple(unstable))
 
@@ -189,7 +190,10 @@ def of_result(result, scale: float = 1.0) -> Measured:
     diag = getattr(result, "diagnostics", None) or {}
     reasons = tuple(diag.get("unstable_reasons") or ()) if diag.get("stable") is False else ()
     ci = diag.get("median_ci95")
-    if ci:
+    if len(result.samples) < 2:   # one sample: no interval to give
+        v = float(np.median(result.samples)) if len(result.samples) else math.nan
+        m = Measured(v, math.nan, math.nan, reasons)
+    elif ci:
         m = Measured(float(np.median(result.samples)), float(ci[0]), float(ci[1]), reasons)
     else:
         m = of_samples(result.samples, reasons)
@@ -209,7 +213,7 @@ def gmean(values: Sequence) -> Measured | float:
     ms = [v if isinstance(v, Measured) else exact(v) for v in values]
     g = lambda xs: float(np.exp(np.mean(np.log(xs))))  # noqa: E731
     return Measured(g([m.value for m in ms]), g([m.lo for m in ms]), g([m.hi for m in ms]),
-                    _union(*[m.unstable for m in ms]) if ms else (),
+                    _union(*[m.unstable for m in ms]),
                     sum(not m.is_exact for m in ms) > 1 or any(m.propagated for m in ms))
 
 
@@ -247,9 +251,12 @@ def get(df, column: str, i) -> Measured | float:
     """Row ``i`` (a label of df's index) of ``column`` as a Measured when it
     has an interval, else as a number."""
     v = df.loc[i, column]
-    if column + LO not in df.columns or _isnan(df.loc[i, column + LO]):
+    if column + LO not in df.columns:
         return v
-    note = str(df.loc[i, column + NOTE]) if column + NOTE in df.columns else ""
+    note = df.loc[i, column + NOTE] if column + NOTE in df.columns else ""
+    note = "" if not isinstance(note, str) else note
+    if _isnan(df.loc[i, column + LO]) and not note:
+        return v   # a paper's row, or a figure with neither interval nor flag
     reasons = ()
     for part in note.split("; "):
         if part.startswith("unstable: "):
