@@ -106,7 +106,7 @@ def _legend(styler, has_intervals: bool, flagged: list[str], caption: str = ""):
     if has_intervals:
         words.append(iv.LEGEND + ".")
         if flagged:
-            words.append("Unstable here: " + "; ".join(flagged) + ".")
+            words.append("Resting on a result flagged unstable: " + "; ".join(flagged) + ".")
     return styler.set_caption(" ".join(words)) if words else styler
 
 

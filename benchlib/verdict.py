@@ -49,8 +49,8 @@ class Verdict:
 
 def _figure(name: str, x) -> dict:
     if isinstance(x, iv.Measured):
-        return {"name": name, "value": x.value, "ci95": [x.lo, x.hi], "note": x.note,
-                "text": iv.short(x)}
+        ci = None if x.lo != x.lo or x.hi != x.hi else [x.lo, x.hi]   # NaN: no interval
+        return {"name": name, "value": x.value, "ci95": ci, "note": x.note, "text": iv.short(x)}
     return {"name": name, "value": float(x), "ci95": None, "note": "no interval",
             "text": f"{float(x):.4g} (no interval)"}
 

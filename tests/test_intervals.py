@@ -69,8 +69,13 @@ def test_two_figures_combine_by_their_endpoints():
     # a divisor whose interval holds 0: no bound
     z = A / Measured(0.1, -0.1, 0.3)
     assert z.lo == -math.inf and z.hi == math.inf
-    # constants are exact: they neither widen nor mark
+    # constants are exact: they neither widen nor mark; a missing one gives no interval
     assert not (A * exact(3.0)).propagated
+    gone = math.nan / A
+    assert math.isnan(gone.value) and not gone.propagated
+    df = pd.DataFrame({"x": [0]})
+    iv.put(df, "r", [gone])
+    assert list(df.columns) == ["x", "r"]
 
 
 def test_an_endpoint_ratio_is_conservative_on_simulated_runs():
@@ -147,7 +152,7 @@ def test_table_display_shows_this_machine_s_intervals():
     assert shown.loc["this machine", "ms"] == "0.00400 [0.00380, 0.00440]†"
     assert shown.loc["old", "us"] == "30.000"                 # the paper's as before
     assert not any(c.endswith(iv.SUFFIXES) for c in shown.columns)
-    assert "95% bootstrap interval" in styler.caption and "this machine (spread)" in styler.caption
+    assert "95% bootstrap interval" in styler.caption and "unstable: this machine (spread)" in styler.caption
     s = interval_styler(t.with_intervals(), {"us": "{:.1f}"}, caption="mine")
     assert s.data.us.iloc[0] == "2.0 [1.9, 2.1]" and s.caption.startswith("mine ")
 

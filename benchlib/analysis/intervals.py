@@ -130,7 +130,9 @@ class Measured:
 
     @property
     def is_exact(self) -> bool:
-        return self.lo == self.hi == self.value and not self.unstable
+        """A constant: no interval and no flag (a missing figure, NaN, too)."""
+        return not self.unstable and (self.lo == self.hi == self.value
+                                      or all(map(math.isnan, (self.value, self.lo, self.hi))))
 
     def __mul__(self, o):
         return self._binary(o, operator.mul)
@@ -228,8 +230,8 @@ def _num(v: float, digits: int) -> str:
 def short(m: Measured, digits: int = 3) -> str:
     """"1.23 [1.20, 1.26]" with the marks, to as many significant digits
     (``digits`` to 6) as it takes to tell the three numbers apart."""
+    nums = [x for x in (m.lo, m.value, m.hi) if not math.isnan(x)]
     for k in range(digits, 7):
-        nums = (m.lo, m.value, m.hi)
         if len({_num(x, k) for x in nums}) == len(set(nums)):
             break
     return m.text(lambda x: _num(x, k))
@@ -241,10 +243,12 @@ def put(df, column: str, values: Sequence) -> None:
     """Write ``values`` (Measured or numbers) as column ``column`` of ``df``
     (in place), with its interval columns when any value has an interval."""
     df[column] = [value(v) if v is not None else math.nan for v in values]
-    if any(isinstance(v, Measured) for v in values):
-        df[column + LO] = [v.lo if isinstance(v, Measured) else math.nan for v in values]
-        df[column + HI] = [v.hi if isinstance(v, Measured) else math.nan for v in values]
-        df[column + NOTE] = [v.note if isinstance(v, Measured) else "" for v in values]
+    # a missing figure (NaN) has neither interval nor note
+    ms = [v if isinstance(v, Measured) and not math.isnan(v.value) else None for v in values]
+    if any(ms):
+        df[column + LO] = [m.lo if m else math.nan for m in ms]
+        df[column + HI] = [m.hi if m else math.nan for m in ms]
+        df[column + NOTE] = [m.note if m else "" for m in ms]
 
 
 def get(df, column: str, i) -> Measured | float:
