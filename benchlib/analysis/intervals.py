@@ -192,11 +192,14 @@ def of_result(result, scale: float = 1.0) -> Measured:
     diag = getattr(result, "diagnostics", None) or {}
     reasons = tuple(diag.get("unstable_reasons") or ()) if diag.get("stable") is False else ()
     ci = diag.get("median_ci95")
+    # the figure a Result reports (its ``median``), or the samples' median
+    med = getattr(result, "median", None)
+    v = float(med) if med is not None else (float(np.median(result.samples))
+                                            if len(result.samples) else math.nan)
     if len(result.samples) < 2:   # one sample: no interval to give
-        v = float(np.median(result.samples)) if len(result.samples) else math.nan
         m = Measured(v, math.nan, math.nan, reasons)
     elif ci:
-        m = Measured(float(np.median(result.samples)), float(ci[0]), float(ci[1]), reasons)
+        m = Measured(v, float(ci[0]), float(ci[1]), reasons)
     else:
         m = of_samples(result.samples, reasons)
     return m if scale == 1.0 else m * scale
