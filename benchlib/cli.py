@@ -3,7 +3,7 @@
     benchlib list [--json]
     benchlib run NAME [-p KEY=VALUE ...] [--profile P] [--samples N] [--target-ci F]
                  [--time-cap S] [--json] [--save [DIR]] [--output FILE]
-    benchlib compare A [B] [--margin M] [--pair SPEC_A SPEC_B] [--self-check] [--json] [--plot PNG]
+    benchlib compare A [B] [--margin M] [--pair SPEC_A SPEC_B] [--self-check] [--cycles] [--json] [--plot PNG]
     benchlib export SOURCE [--csv FILE] [--samples] [--json FILE]
     benchlib info [--json]
     benchlib results [DIR] [--json]
@@ -145,13 +145,14 @@ def cmd_compare(args) -> int:
     if args.self_check:
         if args.b is not None:
             raise BenchlibError("--self-check takes one source (it compares each result's halves)")
-        df = bc.self_check(args.a, args.margin)
+        df = bc.self_check(args.a, args.margin, cycles=args.cycles)
     elif args.pair:
-        df = bc.compare_pair(args.a, args.pair[0], args.b or args.a, args.pair[1], args.margin)
+        df = bc.compare_pair(args.a, args.pair[0], args.b or args.a, args.pair[1], args.margin,
+                             cycles=args.cycles)
     else:
         if args.b is None:
             raise BenchlibError("compare needs two sources, A and B (or --self-check A)")
-        df = bc.compare(args.a, args.b, args.margin)
+        df = bc.compare(args.a, args.b, args.margin, cycles=args.cycles)
     if df.empty:
         raise BenchlibError("no benchmark with the same parameters in both A and B")
     summ = bc.summary(df)
@@ -176,7 +177,8 @@ def cmd_compare(args) -> int:
     print(f"\n{summ['compared']} compared at margin {100 * args.margin:g}%: "
           f"{summ['no difference']} no difference ({100 * summ['no_difference_fraction']:.0f}%), "
           f"{summ['faster']} faster, {summ['slower']} slower, {summ['inconclusive']} inconclusive "
-          "(B against A; ratio = median B / median A, 95% bootstrap interval)")
+          "(B against A; ratio = median B / median A, 95% bootstrap interval"
+          + ("; samples clock-normalised" if args.cycles else "") + ")")
     if summ["stable_on_both_sides"] and summ["stable_on_both_sides"] < summ["compared"]:
         print(f"of the {summ['stable_on_both_sides']} stable on both sides: "
               f"{100 * summ['no_difference_fraction_stable']:.0f}% no difference")
@@ -328,6 +330,9 @@ def build_parser() -> argparse.ArgumentParser:
                         "'pipe_latency placement=different_cpus' (B defaults to A)")
     p.add_argument("--self-check", action="store_true",
                    help="A/A: each result's even samples against its odd samples")
+    p.add_argument("--cycles", action="store_true",
+                   help="compare clock-normalised samples (times in cycles, rates per GHz): "
+                        "the host moving the core clock between runs does not count")
     p.add_argument("--json", action="store_true")
     p.add_argument("--plot", metavar="PNG", help="write the ratios figure here")
     p.set_defaults(func=cmd_compare)

@@ -98,6 +98,14 @@ class Result:
         ci = self.diagnostics.get("median_ci95")
         return tuple(ci) if ci else None
 
+    @property
+    def measured(self):
+        """The median with its 95% interval and unstable reasons, as a
+        ``benchlib.analysis.intervals.Measured`` that tables carry through
+        their arithmetic (``r.measured / 1e3`` in ms)."""
+        from .analysis.intervals import of_result
+        return of_result(self)
+
     # -- summary statistics (of the samples, in the reported unit) --
     @property
     def n_samples(self) -> int:

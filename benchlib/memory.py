@@ -14,7 +14,9 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from .analysis import intervals as iv
 from .analysis.memory_fit import MemoryFit, compare_with_reported, fit_memory
+from .analysis.stats import bootstrap_median_ci
 from .errors import BenchlibError
 from .harness import Profile, sweep
 from .metadata import machine_info
@@ -208,6 +210,7 @@ def fit_normalised(latency: pd.DataFrame, pairs: pd.DataFrame, tlb: pd.DataFrame
         pts = curve[(curve.size_bytes > lo) & (curve.size_bytes <= hi)]
         if len(pts):
             lev.latency_ns = float(np.median(pts.latency_ns))
+            lev.latency_ns_ci95 = bootstrap_median_ci(pts.latency_ns)
             lev.latency_cycles = float(np.median(pts.latency_cycles))
             mad = float(np.median(np.abs(pts.latency_ns - lev.latency_ns)))
             lev.latency_ns_err = 1.4826 * mad / np.sqrt(len(pts))
@@ -380,15 +383,19 @@ def cache_sizes(machine: dict, fit=None) -> tuple[int, int]:
 
 def bandwidth_table(profile: str = "quick", progress: bool = True, fit=None) -> pd.DataFrame:
     """Every bandwidth op at the cached and the uncached size, counted
-    both ways: once (the lmbench paper, Ousterhout) and as STREAM does."""
+    both ways: once (the lmbench paper, Ousterhout) and as STREAM does;
+    ``value`` with its 95% interval columns (``iv.strip`` for a CSV)."""
     from .harness import PROFILES
 
     cached, uncached = cache_sizes(machine_info(), fit)
     rows = []
     for counting in ("once", "stream"):
+        results: list = []
         df = sweep("mem_bandwidth", {"op": BANDWIDTH_OPS, "size_bytes": [cached, uncached]},
-                   counting=counting, profile=PROFILES[profile], progress=progress)
+                   counting=counting, profile=PROFILES[profile], progress=progress,
+                   results=results)
         df["where"] = np.where(df.size_bytes == cached, "cached", "uncached")
+        iv.put(df, "value", [r.measured for r in results])   # grid order: not shuffled
         rows.append(df)
     return pd.concat(rows, ignore_index=True)
 
@@ -411,30 +418,30 @@ def lmbench_rows(m: MemoryMeasurement, bw: pd.DataFrame, label: str) -> dict[str
     in MB/s of 2^20 bytes (lmbench's megabyte), uncached, counted once."""
     levels = m.fit.levels
     caches = [lev for lev in levels if lev.size_bytes]
-    lat = pd.DataFrame([{
-        "system": label,
-        "l1_ns": caches[0].latency_ns if caches else np.nan,
-        "l2_ns": caches[1].latency_ns if len(caches) > 1 else np.nan,
-        "main_memory_ns": levels[-1].latency_ns,
-    }])
-    once = bw[(bw.counting == "once") & (bw["where"] == "uncached")].set_index("op")["value"]
+    lat = pd.DataFrame({"system": [label]})
+    for col, lev in (("l1_ns", caches[0] if caches else None),
+                     ("l2_ns", caches[1] if len(caches) > 1 else None),
+                     ("main_memory_ns", levels[-1])):
+        ci = getattr(lev, "latency_ns_ci95", None)
+        iv.put(lat, col, [np.nan if lev is None else
+                          iv.Measured(lev.latency_ns, *ci) if ci else lev.latency_ns])
+    once = bw[(bw.counting == "once") & (bw["where"] == "uncached")].set_index("op")
     to_mib = 1e6 / MIB
-    band = pd.DataFrame([{
-        "system": label,
-        "bcopy_unrolled_mb_s": once["copy_unrolled"] * to_mib,
-        "bcopy_libc_mb_s": once["copy_libc"] * to_mib,
-        "memory_read_mb_s": once["read"] * to_mib,
-        "memory_write_mb_s": once["write"] * to_mib,
-    }])
+    band = pd.DataFrame({"system": [label]})
+    for col, op in (("bcopy_unrolled_mb_s", "copy_unrolled"), ("bcopy_libc_mb_s", "copy_libc"),
+                    ("memory_read_mb_s", "read"), ("memory_write_mb_s", "write")):
+        iv.put(band, col, [iv.get(once, "value", op) * to_mib])
     return {"memory_latency": lat, "memory_bandwidth": band}
 
 
 def ousterhout_table5_row(bw: pd.DataFrame, label: str) -> pd.DataFrame:
     """Table 5's columns for this machine: memcpy cached and uncached, in
     MB/s (10^6 bytes; the paper does not say which megabyte it used)."""
-    c = bw[(bw.counting == "once") & (bw.op == "copy_libc")].set_index("where")["value"]
-    return pd.DataFrame([{"configuration": label, "cached_mb_s": c["cached"],
-                          "uncached_mb_s": c["uncached"]}])
+    c = bw[(bw.counting == "once") & (bw.op == "copy_libc")].set_index("where")
+    row = pd.DataFrame({"configuration": [label]})
+    for col, where in (("cached_mb_s", "cached"), ("uncached_mb_s", "uncached")):
+        iv.put(row, col, [iv.get(c, "value", where)])
+    return row
 
 
 # ------------------------------------------------ what the CPU reports: TLB

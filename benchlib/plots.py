@@ -4,8 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import math
+
 import matplotlib.pyplot as plt
 import pandas as pd
+
+from .analysis import intervals as iv
 
 HIGHLIGHT = "#d62728"
 PAPER = "#7f7f7f"
@@ -19,11 +23,28 @@ def machine_label(info: dict) -> str:
     return f"{cpu}, {info.get('cpus_online')} CPUs, Linux {info.get('kernel', '?').split('-')[0]}{vm}"
 
 
+def _error_bars(ax, df: pd.DataFrame, value: str, y, source: str = "source"):
+    """Black 95% interval bars on this machine's bars, where ``df`` has
+    ``value``'s interval columns (``benchlib.analysis.intervals``)."""
+    if value + iv.LO not in df.columns:
+        return
+    v, lo, hi = (df[c].to_numpy(dtype=float) for c in (value, value + iv.LO, value + iv.HI))
+    ok = [i for i in range(len(df)) if df[source].iloc[i] == "this machine"
+          and not math.isnan(lo[i]) and not math.isnan(hi[i])]
+    if ok:
+        ax.errorbar(v[ok], [y[i] for i in ok], xerr=[v[ok] - lo[ok], hi[ok] - v[ok]], fmt="none",
+                    ecolor="black", capsize=3, lw=1)
+
+
 def bar_table(ax, df: pd.DataFrame, label: str, value: str, unit: str, title: str,
               log: bool = True, source: str = "source"):
-    """Horizontal bars of a paper table, this machine's rows in red."""
+    """Horizontal bars of a paper table, this machine's rows in red (with
+    their 95% intervals where the table carries them)."""
     colors = [HIGHLIGHT if s == "this machine" else PAPER for s in df[source]]
-    ax.barh(df[label], df[value], color=colors)
+    y = list(range(len(df)))
+    ax.barh(y, df[value], color=colors)
+    ax.set_yticks(y, df[label])
+    _error_bars(ax, df, value, y, source)
     ax.invert_yaxis()
     if log:
         ax.set_xscale("log")
@@ -33,19 +54,75 @@ def bar_table(ax, df: pd.DataFrame, label: str, value: str, unit: str, title: st
     return ax
 
 
+def with_interval_text(df: pd.DataFrame, fmt, na_rep: str = "", formats: dict | None = None):
+    """``df`` with every column that has interval columns turned into text
+    (``fmt(value)`` where a cell has no interval, the paper's rows;
+    ``value [lo, hi]`` and the marks where it has, this machine's) and the
+    interval columns dropped; and the cells flagged unstable, for a caption.
+    ``formats`` (column -> "{:.2f}") formats a column's three numbers alike."""
+    cols = iv.interval_columns(df)
+    if not cols:
+        return df, []
+    shown, flagged = iv.strip(df), {}
+    for c in cols:
+        texts = []
+        own = (formats or {}).get(c)
+        for i in df.index:
+            m = iv.get(df, c, i)
+            v = iv.value(m)
+            if isinstance(m, iv.Measured):
+                texts.append(m.text(own.format) if isinstance(own, str) else iv.short(m))
+                for why in m.unstable:
+                    flagged.setdefault(str(df.loc[i, df.columns[0]]), {})[why] = None
+            else:
+                texts.append(na_rep if v != v else own.format(v) if isinstance(own, str) else fmt(v))
+        shown[c] = texts
+    return shown, [f"{row} ({', '.join(why)})" for row, why in flagged.items()]
+
+
 def highlight_machine(df: pd.DataFrame, source: str = "source", significant: int | None = None,
                       na_rep: str = ""):
     """A pandas Styler that shades this machine's rows (``source`` column,
     written by ``papers.beside_paper``), for display: numbers to 3 decimals,
-    or to ``significant`` significant figures; empty cells as ``na_rep``."""
+    or to ``significant`` significant figures; empty cells as ``na_rep``.
+    A column with interval columns beside it (``benchlib.analysis.intervals``)
+    shows this machine's figures as ``1.23 [1.20, 1.26]``: the 95% interval
+    of the median, marked where propagated or unstable (the caption says)."""
     def shade(row):
         on = row[source] == "this machine"
         return ["background-color: #fde0dd; font-weight: bold" if on else ""] * len(row)
-    styler = df.style.apply(shade, axis=1)
+    fmt = (lambda v: f"{v:.3f}") if significant is None else (lambda v: f"{v:,.{significant}g}")
+    shown, flagged = with_interval_text(df, fmt, na_rep)
+    styler = _legend(shown.style.apply(shade, axis=1), shown is not df, flagged)
     if significant is None:
         return styler.format(precision=3, na_rep=na_rep)
-    nums = [c for c in df.columns if pd.api.types.is_numeric_dtype(df[c])]
+    nums = [c for c in shown.columns if pd.api.types.is_numeric_dtype(shown[c])]
     return styler.format({c: f"{{:,.{significant}g}}" for c in nums}, na_rep=na_rep)
+
+
+def _legend(styler, has_intervals: bool, flagged: list[str], caption: str = ""):
+    """The caption: ``caption``, then what the brackets and marks mean."""
+    words = [caption] if caption else []
+    if has_intervals:
+        words.append(iv.LEGEND + ".")
+        if flagged:
+            words.append("Resting on a result flagged unstable: " + "; ".join(flagged) + ".")
+    return styler.set_caption(" ".join(words)) if words else styler
+
+
+def interval_styler(df: pd.DataFrame, formats: dict | None = None, precision: int = 3,
+                    na_rep: str = "", caption: str = ""):
+    """A Styler for a table of this machine's figures: each column with
+    interval columns beside it shown as ``value [lo, hi]`` (``formats``
+    applies to all three numbers; otherwise as many significant digits as
+    tell them apart), the other columns formatted as ``df.style.format``
+    would (``formats``, ``precision``), and ``caption`` followed by the
+    legend as the caption."""
+    formats = dict(formats or {})
+    shown, flagged = with_interval_text(df, lambda v: f"{v:.{precision}f}", na_rep, formats)
+    styler = _legend(shown.style, shown is not df, flagged, caption)
+    rest = {c: f for c, f in formats.items() if c in shown.columns and c not in iv.interval_columns(df)}
+    return styler.format(rest or None, precision=precision, na_rep=na_rep)
 
 
 def plain_log_axis(ax, axis: str = "y"):
@@ -165,13 +242,17 @@ def memory_mountain(bw: pd.DataFrame, title: str = "", ax=None):
 def table_bars(df: pd.DataFrame, columns: dict[str, str], title: str, label: str = "configuration",
                log: bool = True, width: float = 5.5):
     """One horizontal bar panel per column of a paper table (``columns``
-    maps column -> axis label with unit), this machine's rows in red."""
+    maps column -> axis label with unit), this machine's rows in red, with
+    their 95% intervals where the table carries them."""
     fig, axes = plt.subplots(1, len(columns), figsize=(width * len(columns), 0.32 * len(df) + 1.6),
                              squeeze=False)
     names = df[label].fillna("(configuration lost)")
+    y = list(range(len(df)))
     for ax, (col, axis_label) in zip(axes[0], columns.items()):
         colors = [HIGHLIGHT if s == "this machine" else PAPER for s in df["source"]]
-        ax.barh(names, df[col], color=colors)
+        ax.barh(y, df[col], color=colors)
+        ax.set_yticks(y, names)
+        _error_bars(ax, df, col, y)
         ax.invert_yaxis()
         if log:
             ax.set_xscale("log")

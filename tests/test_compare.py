@@ -60,6 +60,8 @@ def test_self_check_halves():
     df = bc.self_check(A)
     s = bc.summary(df)
     assert (s["faster"] + s["slower"]) / s["compared"] <= 0.10
+    halves = bc.self_check(A, cycles=True)       # each half keeps its own samples' clock
+    assert "cycles" in set(halves["unit"]) and (halves["n_a"] + halves["n_b"] == 15).all()
 
 
 @pytest.mark.parametrize("spec_a, spec_b, verdict, lo, hi", [
@@ -74,6 +76,64 @@ def test_real_differences_are_flagged(spec_a, spec_b, verdict, lo, hi):
     assert row["verdict"] == verdict
     assert lo < row["ratio_ci95_lo"] <= row["ratio"] <= row["ratio_ci95_hi"] < hi
     assert row["p_value"] < 0.001
+
+
+def test_aa_pair_in_cycles_leaves_the_real_moves():
+    """Between the two runs, seconds apart, the host moved the core clock by
+    up to 5% (getpid 0.0802 -> 0.0768 us at 3.79 -> 3.98 GHz, 304 cycles
+    both).  Each run's interval cannot show that; divided out by the probed
+    clock, every result stable on both sides shows no difference, and what
+    is left moved for real (fork_exit 76 -> 130 us within run B, the
+    cross-CPU wake-up) or has too wide an interval (the 64 MiB random chase)."""
+    for margin, at_least in ((0.10, 21), (0.05, 20)):
+        df = bc.compare(A, B, margin=margin, cycles=True)
+        s = bc.summary(df)
+        assert s["no difference"] >= at_least and s["no_difference_fraction_stable"] == 1.0
+        assert s["no difference"] > bc.summary(bc.compare(A, B, margin=margin))["no difference"]
+    rest = df[df["verdict"] != "no difference"].set_index("benchmark")
+    assert rest.loc["process_creation", "verdict"] == "slower"
+    assert rest.loc["pipe_latency", "params"].startswith("placement=different_cpus")
+    assert set(df.loc[df.benchmark != "cpu_clock", "unit"]) <= {"cycles", "MB/s per GHz"}
+    clock = df.set_index("benchmark").loc["cpu_clock"]
+    assert clock["unit"] == "GHz" and "not clock-normalised: measures the clock itself" in clock["note"]
+
+
+def test_clock_normalising_removes_a_clock_change_and_keeps_a_real_one():
+    """Known answer: the same 1000 cycles (1% spread) at 3.8 GHz and at 4.0 GHz
+    are 5% apart in ns and the same in cycles; 1200 cycles are 20% slower
+    either way.  A rate scales with the clock and is divided by it."""
+    import numpy as np
+
+    rng = np.random.default_rng(3)
+
+    def rec(cycles, ghz, unit="us", hib=False):
+        c = cycles * np.exp(rng.normal(0, 0.01, 15))
+        ns = c / ghz
+        samples = (1e3 / ns) if hib else ns / 1e3   # MB/s of a 1000-byte copy, or us
+        return {"benchmark": "b", "params": {}, "unit": unit, "higher_is_better": hib,
+                "samples": list(samples), "ns_per_iteration": list(ns), "clock_ghz": [ghz] * 15,
+                "diagnostics": {"stable": True}}
+    ns_only = bc.compare([rec(1000, 3.8)], [rec(1000, 4.0)], margin=0.03)
+    assert ns_only.iloc[0]["verdict"] != "no difference"
+    same = bc.compare([rec(1000, 3.8)], [rec(1000, 4.0)], margin=0.03, cycles=True).iloc[0]
+    assert same["verdict"] == "no difference" and same["unit"] == "cycles"
+    slower = bc.compare([rec(1000, 3.8)], [rec(1200, 4.0)], margin=0.05, cycles=True).iloc[0]
+    assert slower["verdict"] == "slower" and abs(slower["ratio"] - 1.2) < 0.02
+    rate = bc.compare([rec(1000, 3.8, "MB/s", True)], [rec(1000, 4.0, "MB/s", True)],
+                      margin=0.03, cycles=True).iloc[0]
+    assert rate["verdict"] == "no difference" and rate["unit"] == "MB/s per GHz"
+    # no per-sample clock on one side: compared as measured, and said so
+    bare = {**rec(1000, 4.0), "clock_ghz": None}
+    row = bc.compare([rec(1000, 3.8)], [bare], margin=0.03, cycles=True).iloc[0]
+    assert row["unit"] == "us" and row["note"] == "not clock-normalised: no per-sample clock"
+
+
+def test_real_differences_stay_flagged_in_cycles():
+    pipe = bc.compare_pair(A, "pipe_latency placement=same_cpu", B,
+                           "pipe_latency placement=different_cpus", cycles=True).iloc[0]
+    assert pipe["verdict"] == "slower" and pipe["ratio_ci95_lo"] > 10
+    copy = bc.compare_pair(A, "bcopy size_bytes=16k", B, "bcopy size_bytes=64M", cycles=True).iloc[0]
+    assert copy["verdict"] == "slower" and copy["ratio_ci95_hi"] < 0.1
 
 
 def test_direction_follows_the_unit():
@@ -132,6 +192,9 @@ def test_cli_compare_text_and_pair(capsys):
                  "pipe_latency placement=different_cpus"]) == 0
     out = capsys.readouterr().out
     assert "slower" in out and "1 compared" in out
+    assert main(["compare", str(A), str(B), "--cycles", "--margin", "0.1"]) == 0
+    out = capsys.readouterr().out
+    assert "cycles" in out and "samples clock-normalised" in out
 
 
 @pytest.mark.parametrize("argv, message", [

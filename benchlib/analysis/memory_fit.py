@@ -103,6 +103,8 @@ class Level:
     transition: Transition | None = None
     #: where latency has risen a tenth of the way to the next plateau
     threshold_size_bytes: float | None = None
+    #: 95% bootstrap interval of the plateau's median latency over its points (ns)
+    latency_ns_ci95: tuple[float, float] | None = None
 
     def to_dict(self) -> dict:
         t = self.transition

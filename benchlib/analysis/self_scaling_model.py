@@ -21,6 +21,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from .intervals import of_samples, put
+
 PARAMS = ("unique_bytes", "size_mean_bytes", "read_frac", "seq_frac", "process_num")
 LOG_PARAMS = ("unique_bytes", "size_mean_bytes")  # swept and interpolated in log scale
 
@@ -214,7 +216,10 @@ def accuracy_table(df: pd.DataFrame, constants: dict, n_model: int,
     """Median and quartile prediction errors (percent) on the random
     workloads for every predictor, with the paper's "enhanced" error
     (workloads outside the thrashing zones) and the repeatability error
-    (one run of the same workloads predicting the other)."""
+    (one run of the same workloads predicting the other).  The median error
+    has interval columns: its 95% bootstrap interval over the workloads
+    (the predictors share the workloads, so two intervals that overlap do
+    not by themselves say the predictors are alike)."""
     meas = df["mb_s"].to_numpy()
     inside = ~df["in_border"].to_numpy(dtype=bool)
     predictors = {
@@ -225,13 +230,17 @@ def accuracy_table(df: pd.DataFrame, constants: dict, n_model: int,
             (np.full(len(df), np.median(meas)), len(df)),
         "repeatability (the same workloads run again)": (df["mb_s_again"], len(df)),
     }
-    rows = []
+    rows, medians = [], []
     for name, (pred, n) in predictors.items():
         e = 100 * relative_error(pred, meas)
+        # over the random workloads: the median error's 95% bootstrap interval
+        medians.append(of_samples(e))
         rows.append({"predictor": name, "workloads_measured": n,
                      "median_error_pct": float(np.median(e)),
                      "q1_error_pct": float(np.percentile(e, 25)),
                      "q3_error_pct": float(np.percentile(e, 75)),
                      "enhanced_median_error_pct": float(np.median(e[inside])) if inside.any()
                      else float("nan")})
-    return pd.DataFrame(rows)
+    df = pd.DataFrame(rows)
+    put(df, "median_error_pct", medians)
+    return df

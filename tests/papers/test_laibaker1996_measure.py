@@ -6,6 +6,7 @@ import math
 import pandas as pd
 import pytest
 
+from benchlib.analysis.intervals import exact
 from benchlib.papers.laibaker1996 import measure as lb
 from benchlib.papers import TableRows
 from benchlib.papers.laibaker1996 import paper
@@ -16,6 +17,7 @@ class _R:
     """A stand-in Result with the fields the summaries read."""
     def __init__(self, median, lo=None, hi=None, n=5):
         self.median, self.min, self.max, self.n_samples = median, lo or median, hi or median, n
+        self.measured = exact(median)   # a median with no interval
 
 
 def _rows():

@@ -7,6 +7,7 @@ from types import SimpleNamespace
 import pandas as pd
 import pytest
 
+from benchlib.analysis.intervals import exact
 from benchlib.papers.mach1989 import measure as mm
 from benchlib.papers import TableRows
 from benchlib.papers.mips import MipsRating
@@ -83,7 +84,7 @@ def test_unix_tests():
 
 def _fake_result(median, extras=None, params=None):
     return SimpleNamespace(median=median, extras=extras or {}, params=params or {},
-                           n_samples=3, min=median, max=median)
+                           n_samples=3, min=median, max=median, measured=exact(median))
 
 
 def test_andrew_rows(monkeypatch):

@@ -21,6 +21,7 @@ import os
 import numpy as np
 import pandas as pd
 
+from ...analysis import intervals as iv
 from ...harness import run, sweep
 from ...registry import filesystem_of
 from .. import TableRows, pinned_cpu, table_rows as _rows
@@ -75,7 +76,7 @@ def system_call(profile: str = "quick") -> TableRows:
     cpu = pinned_cpu()
     res = {"pinned": run("syscall", op="getpid", cpu=cpu, profile=profile),
            "unpinned": run("syscall", op="getpid", profile=profile)}
-    rows = [{"os": f"this machine, {k}", "time_us": r.median} for k, r in res.items()]
+    rows = [{"os": f"this machine, {k}", "time_us": r.measured} for k, r in res.items()]
     return _rows("system_call", rows, res, cpu=cpu)
 
 
@@ -87,7 +88,7 @@ def tcp_bandwidth(profile: str = "quick",
     res = {p: run("ipc_bandwidth", transport="tcp", transfer_bytes=transfer_bytes, placement=p,
                   profile=profile) for p in placements}
     names = {"same_cpu": "this machine, one CPU", "different_cpus": "this machine, two CPUs"}
-    rows = [{"os": names[p], "bandwidth_mbit_s": r.median * MBIT_PER_MB} for p, r in res.items()]
+    rows = [{"os": names[p], "bandwidth_mbit_s": r.measured * MBIT_PER_MB} for p, r in res.items()]
     return _rows("tcp_bandwidth", rows, res, transfer_bytes=transfer_bytes)
 
 
@@ -98,8 +99,8 @@ def udp_bandwidth(profile: str = "quick", datagram_bytes: int = UDP_DATAGRAM_BYT
     res = {p: run("udp_bandwidth", datagram_bytes=datagram_bytes, placement=p, profile=profile)
            for p in placements}
     names = {"same_cpu": "this machine, one CPU", "different_cpus": "this machine, two CPUs"}
-    rows = [{"os": names[p], "bandwidth_mbit_s": r.median * MBIT_PER_MB,
-             "sent_mbit_s": float(np.median(r.extras["sent_mb_s"])) * MBIT_PER_MB,
+    rows = [{"os": names[p], "bandwidth_mbit_s": r.measured * MBIT_PER_MB,
+             "sent_mbit_s": iv.of_samples(r.extras["sent_mb_s"], r.measured.unstable) * MBIT_PER_MB,
              "loss_pct": 100 * r.extras["loss_fraction_median"]} for p, r in res.items()]
     return _rows("udp_bandwidth", rows, res, datagram_bytes=datagram_bytes)
 
@@ -109,7 +110,7 @@ def andrew_local(profile: str = "quick", directory: str | None = None) -> TableR
     (median run); the per-phase times in ``notes['phases']``."""
     kw = {"directory": directory} if directory else {}
     r = run("andrew_benchmark", copy="cp", profile=profile, **kw)
-    rows = [{"os": "this machine, local", "time_s": r.median}]
+    rows = [{"os": "this machine, local", "time_s": r.measured}]
     return _rows("andrew_local", rows, {"andrew": r}, phases=pd.DataFrame(r.extras["phase_s"]),
                  fs_type=r.extras.get("fs_type"))
 
@@ -214,7 +215,7 @@ def then_and_now(rows: dict[str, TableRows]) -> pd.DataFrame:
             continue
         s = spread.loc[table]
         t = None if table == "andrew_nfs" else rows.get(table)
-        ours = float(t.rows[spec.value].iloc[0]) if t is not None else math.nan
+        ours = t.cell(spec.value) if t is not None else math.nan
         label = t.rows["os"].iloc[0] if t is not None else "not measured here"
         hib = spec.higher_is_better
         out.append({"table": table, "unit": spec.unit,
@@ -223,11 +224,17 @@ def then_and_now(rows: dict[str, TableRows]) -> pd.DataFrame:
                     "spread 1995": s.spread, "this machine": ours, "row": label,
                     "x best 1995": paper.relative_to(ours, s.best_value, hib),
                     "x worst 1995": paper.relative_to(ours, s.worst_value, hib)})
-    return pd.DataFrame(out)
+    df = pd.DataFrame(out)
+    for col in ("this machine", "x best 1995", "x worst 1995"):
+        iv.put(df, col, list(df[col]))   # this machine's figures with their 95% intervals
+    return df
 
 
-def _ratio(a: float, b: float) -> float:
-    return max(a, b) / min(a, b) if min(a, b) > 0 else math.nan
+def _ratio(a, b):
+    """The larger over the smaller (numbers, or Measured: then with an
+    interval from the endpoints)."""
+    lo, hi = sorted((a, b), key=iv.value)
+    return hi / lo if iv.value(lo) > 0 else math.nan
 
 
 def spread_on_this_machine(rows: dict[str, TableRows], ctx: pd.DataFrame | None = None,
@@ -235,25 +242,28 @@ def spread_on_this_machine(rows: dict[str, TableRows], ctx: pd.DataFrame | None 
     """How much this machine's own figures move with things other than the
     operating system: the samples of one run, where the processes run, the
     number of processes, the run of the Andrew benchmark.  Each row: what
-    varies, the lower and the higher figure, and their ratio (>= 1)."""
+    varies, the lower and the higher figure, and their ratio (>= 1); where
+    the two are medians of results, with 95% intervals (the ratio's from
+    the endpoints)."""
     out = []
 
     def add(what, lo, hi, unit):
-        out.append({"what varies": what, "low": min(lo, hi), "high": max(lo, hi), "unit": unit,
+        lo, hi = sorted((lo, hi), key=iv.value)
+        out.append({"what varies": what, "low": lo, "high": hi, "unit": unit,
                     "ratio": _ratio(lo, hi)})
 
     sc = rows.get("system_call")
     if sc is not None:
         r = sc.results["pinned"]
         add("getpid: the samples of one pinned run (fastest, slowest)", r.min, r.max, "µs")
-        add("getpid: pinned or unpinned", r.median, sc.results["unpinned"].median, "µs")
+        add("getpid: pinned or unpinned", r.measured, sc.results["unpinned"].measured, "µs")
     tcp = rows.get("tcp_bandwidth")
     if tcp is not None and len(tcp.results) > 1:
-        a, b = (r.median * MBIT_PER_MB for r in tcp.results.values())
+        a, b = (r.measured * MBIT_PER_MB for r in tcp.results.values())
         add("TCP bandwidth: one CPU or two", a, b, "Mbit/s")
     udp = rows.get("udp_bandwidth")
     if udp is not None and len(udp.results) > 1:
-        a, b = (r.median * MBIT_PER_MB for r in udp.results.values())
+        a, b = (r.measured * MBIT_PER_MB for r in udp.results.values())
         add("UDP bandwidth: one CPU or two", a, b, "Mbit/s")
     if ctx is not None and not ctx.empty:
         one = ctx[ctx.placement == ctx.placement.iloc[0]]
@@ -267,7 +277,10 @@ def spread_on_this_machine(rows: dict[str, TableRows], ctx: pd.DataFrame | None 
     if ab is not None and ab.results["andrew"].n_samples > 1:
         r = ab.results["andrew"]
         add("Andrew benchmark: its runs (fastest, slowest)", r.min, r.max, "s")
-    return pd.DataFrame(out)
+    df = pd.DataFrame(out, columns=["what varies", "low", "high", "unit", "ratio"])
+    for col in ("low", "high", "ratio"):
+        iv.put(df, col, list(df[col]))   # two medians: their intervals and the ratio's
+    return df
 
 
 def differences_within_noise(spread_1995, own_spread) -> bool:

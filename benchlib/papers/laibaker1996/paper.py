@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from ...analysis import intervals as iv
 from ...errors import BenchlibError
 from .. import beside_paper, load_table, transcribe_main
 
@@ -184,12 +185,21 @@ def paper_table(table: str, ours: dict[str, float]) -> pd.DataFrame:
     if spec.value is None:
         raise BenchlibError(f"{table} has no value to normalise")
     paper = load(table)
-    mine = pd.DataFrame({"os": list(ours), spec.value: [float(v) for v in ours.values()]})
+    mine = pd.DataFrame({"os": list(ours)})
+    iv.put(mine, spec.value, list(ours.values()))
     df = beside_paper(paper, mine)
     v, hib = df[spec.value], spec.higher_is_better
     best_1995 = paper[spec.value].max() if hib else paper[spec.value].min()
-    df["vs_best_1995"] = [relative_to(x, best_1995, hib) for x in v]
-    df["normalized_to_best_now"] = normalized_to_best(v, hib).to_numpy()
+    cells = [iv.get(df, spec.value, i) for i in df.index]
+    iv.put(df, "vs_best_1995", [relative_to(x, best_1995, hib) for x in cells])
+    now = normalized_to_best(v, hib)
+    if v.notna().any():
+        # with this machine's figures as Measured, their intervals follow (the
+        # best row itself is 1.00 by definition)
+        best = cells[int(v.idxmax() if hib else v.idxmin())]
+        now = [1.0 if c is best else relative_to(c, best, hib) if v[i] == v[i] else now[i]
+               for i, c in zip(df.index, cells)]
+    iv.put(df, "normalized_to_best_now", list(now))
     df = df.sort_values(spec.value, ascending=not hib, kind="stable", na_position="last")
     cols = [c for c in df.columns if c != "source"] + ["source"]
     return df[cols].reset_index(drop=True)
@@ -212,14 +222,16 @@ def andrew_paper_table(ours_local: dict[str, float]) -> pd.DataFrame:
              "local_normalized_to_best": local.loc[os_, "normalized_to_best"],
              "nfs_normalized_to_best": nfs.loc[os_, "normalized_to_best"],
              "nfs_source": "paper", "source": "paper"} for os_ in SYSTEMS]
-    rows += [{"os": label, "local_s": float(v), "nfs_s": math.nan, "nfs_overhead_pct": math.nan,
+    rows += [{"os": label, "local_s": v, "nfs_s": math.nan, "nfs_overhead_pct": math.nan,
               "local_normalized_to_best": math.nan, "nfs_normalized_to_best": math.nan,
               "nfs_source": NFS_NOT_MEASURED, "source": "this machine"}
              for label, v in ours_local.items()]
     df = pd.DataFrame(rows)
     best_1995 = local["time_s"].min()
-    df.insert(df.columns.get_loc("nfs_source"), "local_vs_best_1995",
-              [relative_to(x, best_1995) for x in df["local_s"]])
+    cells = list(df["local_s"])   # this machine's as given: Measured carry their intervals
+    df.insert(df.columns.get_loc("nfs_source"), "local_vs_best_1995", math.nan)
+    iv.put(df, "local_s", cells)
+    iv.put(df, "local_vs_best_1995", [relative_to(x, best_1995) for x in cells])
     return df.sort_values("local_s", kind="stable").reset_index(drop=True)
 
 

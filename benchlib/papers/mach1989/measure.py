@@ -23,6 +23,7 @@ import re
 import numpy as np
 import pandas as pd
 
+from ...analysis import intervals as iv
 from ...benchmarks import have_rpc
 from ...harness import run, sweep
 from .. import TableRows, pinned_cpu
@@ -30,7 +31,8 @@ from ..mips import MipsRating, mips_rating  # noqa: F401 (re-exported)
 from . import paper
 
 __all__ = ["ipc_tests", "ipc_per_call", "ipc_variants", "unix_tests", "andrew", "rpc_rows",
-           "normalised_ipc", "cpu_time_accounting", "mips_rating", "pinned_cpu"]
+           "normalised_ipc", "forin_ratios", "unix_table", "cpu_time_accounting", "mips_rating",
+           "pinned_cpu"]
 
 
 # ------------------------------------------------------------ the IPC tests
@@ -76,7 +78,7 @@ def ipc_tests(profile: str = "quick", transport: str = "pipe", placement: str = 
         res[tests[i]] = run("procedure_call", profile=profile,
                             **_call_params(mode, op, transport, placement, fixed_calls))
     rows = [{"test": t, **_fixed_row(res[t].extras["fixed_run"]),
-             "median_us": res[t].median, "median_cycles": res[t].median_cycles} for t in tests]
+             "median_us": res[t].measured, "median_cycles": res[t].median_cycles} for t in tests]
     return TableRows("ipc_tests", pd.DataFrame(rows), {t: res[t] for t in tests},
                      {"transport": transport, "placement": placement,
                       "cpu": pinned_cpu() if placement != "unpinned" else None})
@@ -85,12 +87,13 @@ def ipc_tests(profile: str = "quick", transport: str = "pipe", placement: str = 
 def ipc_per_call(t: TableRows) -> pd.DataFrame:
     """The thread's per-call table (µs per call) beside this machine's: the
     1989 figures on one pmax (and between two, marked as not measurable
-    here), this machine's median of the calibrated samples, and its fixed
-    run divided by its calls, client and server."""
+    here), this machine's median of the calibrated samples (with its 95%
+    interval columns), and its fixed run divided by its calls, client and
+    server."""
     then = paper.load("ipc_tests_per_call").set_index("test")
     net = paper.load("network_ipc_per_call").set_index("test")
     rows = []
-    for _, r in t.rows.iterrows():
+    for i, r in t.rows.iterrows():
         n = r["iterations"]
         us = lambda ms: ms * 1000 / n if ms is not None and ms == ms else math.nan  # noqa: E731
         rows.append({
@@ -100,13 +103,29 @@ def ipc_per_call(t: TableRows) -> pd.DataFrame:
             "pmax_system_us": then.loc[r["test"], "system_us"],
             "network_elapsed_us (paper only)": (net.loc[r["test"], "elapsed_us"]
                                                 if r["test"] in net.index else math.nan),
-            "median_us": r["median_us"],
+            "median_us": t.cell("median_us", i),
             "elapsed_us": us(r["elapsed_ms"]),
             "user_us": us(r["user_ms"]), "system_us": us(r["system_ms"]),
             "server_user_us": us(r["server_user_ms"]),
             "server_system_us": us(r["server_system_ms"]),
         })
-    return pd.DataFrame(rows)
+    df = pd.DataFrame(rows)
+    iv.put(df, "median_us", list(df["median_us"]))
+    return df
+
+
+def forin_ratios(per_call: pd.DataFrame) -> pd.DataFrame:
+    """Forin's reading, remote over local per operation, in 1989 (the
+    thread's per-call table) and now (this machine's medians from
+    ``ipc_per_call``; each ratio's 95% interval from its two medians'
+    intervals, by their endpoints)."""
+    ours = per_call[["test"]].copy()
+    iv.put(ours, "elapsed_us", [iv.get(per_call, "median_us", i) for i in per_call.index])
+    cols = ("local_us", "remote_us", "remote_over_local")
+    then = iv.rename(paper.rpc_to_local_ratios(paper.load("ipc_tests_per_call")),
+                     {c: c + "_1989" for c in cols})
+    now = iv.rename(paper.rpc_to_local_ratios(ours), {c: c + "_now" for c in cols})
+    return then.merge(now, on="operation")
 
 
 def ipc_variants(profile: str = "quick", ops=("null", "string_inout"),
@@ -146,11 +165,12 @@ def unix_tests(profile: str = "quick") -> TableRows:
            "exec": run("process_creation", op="fork_exec_exit", profile=profile),
            "touch": run("page_fault_latency", cpu=cpu, profile=profile),
            "getpid": run("syscall", op="getpid", cpu=cpu, profile=profile)}
-    mine = {"exec": res["exec"].median, "touch": res["touch"].median / 1e3,
-            "fork": res["fork"].median}
+    mine = {"exec": res["exec"].measured, "touch": res["touch"].measured / 1e3,
+            "fork": res["fork"].measured}
     rows = paper.load("unix_calls").copy()
-    rows["this_machine_ms"] = rows["test"].map(mine)
-    rows["mach_over_this_machine"] = rows["mach_ms"] / rows["this_machine_ms"]
+    ours = [mine.get(t, math.nan) for t in rows["test"]]
+    rows["this_machine_ms"] = ours
+    rows["mach_over_this_machine"] = [m / v for m, v in zip(rows["mach_ms"], ours)]
     return TableRows("unix_calls", rows, res,
                      {"exec_alone_ms": res["exec"].median - res["fork"].median,
                       "getpid_us": res["getpid"].median, "cpu": cpu})
@@ -170,13 +190,18 @@ def andrew(profile: str = "quick", directory: str | None = None) -> TableRows:
     r = run("andrew_benchmark", copy="cp", profile=profile, **kw)
     med = r.extras["phase_median_s"]
     rows = paper.load("andrew").copy()
-    rows["this_machine_s"] = [r.median if ph == "Total elapsed" else med[PHASES[ph]]
-                              for ph in rows["phase"]]
+    runs = pd.DataFrame(r.extras["phase_s"]) if r.extras.get("phase_s") else None
+    cells = [r.measured if ph == "Total elapsed" else
+             iv.of_samples(runs[PHASES[ph]], r.measured.unstable) if runs is not None else
+             med[PHASES[ph]] for ph in rows["phase"]]
+    rows["this_machine_s"] = [iv.value(c) for c in cells]
     phases = rows.phase != "Total elapsed"
     for col in ("ultrix_s", "mach_s", "this_machine_s"):
         # each phase's share of the phases' sum (this machine's total is the
-        # median of whole runs, not the sum of per-phase medians)
+        # median of whole runs, not the sum of per-phase medians); the
+        # shares' intervals are not propagated (every phase is in the sum)
         rows[col.replace("_s", "_pct")] = (rows[col] / rows.loc[phases, col].sum() * 100).where(phases)
+    rows["this_machine_s"] = cells   # the medians' 95% intervals go to TableRows.intervals
     return TableRows("andrew", rows, {"andrew": r},
                      {"runs": r.n_samples, "fs_type": r.extras.get("fs_type")})
 
@@ -193,14 +218,14 @@ def rpc_rows(ipc: TableRows, rating: MipsRating, profile: str = "quick") -> Tabl
     ipc_note = f"{ipc.notes['transport']}, {ipc.notes['placement']}"
     rows = [{"system": f"benchlib procedure_call ({ipc_note})", **base,
              "path": "one machine, two processes",
-             "time_ms": ipc.results["remoteNull"].median / 1e3}]
+             "time_ms": ipc.results["remoteNull"].measured / 1e3}]
     res, skipped = {"procedure_call": ipc.results["remoteNull"]}, {}
     if have_rpc():
         r = run("rpc_latency", transport="udp", placement="same_cpu", profile=profile)
         res["rpc_latency"] = r
         rows.append({"system": "Sun RPC (libtirpc), loopback UDP", **base,
                      "path": "one machine, two processes, through UDP/IP (no wire)",
-                     "time_ms": r.median / 1e3})
+                     "time_ms": r.measured / 1e3})
     else:
         skipped["rpc_latency"] = "built without libtirpc"
     return TableRows("rpc_rows", pd.DataFrame(rows), res, {"skipped": skipped})
@@ -212,19 +237,34 @@ def normalised_ipc(per_call: pd.DataFrame, rating: float,
     VAX-11/780 (time x MIPS), and this machine's MIPS-relative speed against
     the pmax (Ousterhout's measure: 1.0 = as much faster as the CPU).  The
     1989 figure is the total over 10000 calls divided out, not truncated; a
-    total of 0 (under one 15.6 ms tick) gives no figure."""
+    total of 0 (under one 15.6 ms tick) gives no figure.  This machine's
+    figures carry the median's 95% interval (the ratings taken as exact)."""
     then_mips = then_mips or paper.rating("pmax").mips
     totals = paper.load("ipc_tests").set_index("test")
-    rows = []
-    for _, r in per_call.iterrows():
+    rows, cols = [], ("this_machine_us", "speedup", "this_machine_vax780_us", "mips_relative_speed")
+    for i, r in per_call.iterrows():
         t = totals.loc[r["test"]]
         then = t["elapsed_ms"] * 1000 / t["iterations"] or math.nan
-        now = r["median_us"]
+        now = iv.get(per_call, "median_us", i)
         rows.append({"test": r["test"], "pmax_us": then, "this_machine_us": now,
                      "speedup": then / now,
                      "pmax_vax780_us": then * then_mips, "this_machine_vax780_us": now * rating,
                      "mips_relative_speed": (then / now) / (rating / then_mips)})
-    return pd.DataFrame(rows)
+    df = pd.DataFrame(rows)
+    for c in cols:
+        iv.put(df, c, list(df[c]))
+    return df
+
+
+def unix_table(t: TableRows, cpu_ratio: float) -> pd.DataFrame:
+    """``unix_tests``' rows with their 95% intervals and this machine's
+    MIPS-relative speed against Mach on the pmax (``cpu_ratio``: how many
+    times faster the CPU is rated)."""
+    out = t.with_intervals()
+    iv.put(out, "mips_relative_vs_mach", [c / cpu_ratio if iv.value(c) == iv.value(c) else math.nan
+                                          for c in (iv.get(out, "mach_over_this_machine", i)
+                                                    for i in out.index)])
+    return out
 
 
 # ------------------------------------------------------------ how CPU time is counted here

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from ...analysis import intervals as iv
 from .. import load_table, transcribe_main
 
 PAPER = "mach1989"
@@ -146,6 +147,9 @@ def rpc_ranking(extra: pd.DataFrame | None = None) -> pd.DataFrame:
     if extra is not None and len(extra):
         out = pd.concat([out, extra.assign(source="this machine")], ignore_index=True)
     out["vax780_ms"] = vax780_ms(out["time_ms"], out["mips"])
+    if "time_ms" + iv.LO in out.columns:   # measured times' 95% intervals, the rating as exact
+        iv.put(out, "vax780_ms", [vax780_ms(iv.get(out, "time_ms", i), out.loc[i, "mips"])
+                                  for i in out.index])
     out["vax780_ms_low"] = vax780_ms(out["time_ms"], out["mips_low"])
     out["vax780_ms_high"] = vax780_ms(out["time_ms"], out["mips_high"])
     out["rank_by_time"] = out["time_ms"].rank(method="min").astype(int)
@@ -158,15 +162,19 @@ def rpc_to_local_ratios(per_call: pd.DataFrame) -> pd.DataFrame:
     call) per operation, from a table in the per-call shape (test,
     elapsed_us).  A local figure of 0 (below the 1989 clock's resolution)
     gives an infinite ratio."""
-    t = per_call.set_index("test")["elapsed_us"]
+    t = per_call.set_index("test")
     rows = []
     for op in ("Null", "Add", "BigIn", "BigOut", "BigInOut"):
-        lo, re_ = t.get(f"local{op}"), t.get(f"remote{op}")
-        if lo is None or re_ is None:
+        if f"local{op}" not in t.index or f"remote{op}" not in t.index:
             continue
+        # figures with interval columns come as Measured, and so does the ratio
+        lo, re_ = (iv.get(t, "elapsed_us", f"{w}{op}") for w in ("local", "remote"))
         rows.append({"operation": op, "local_us": lo, "remote_us": re_,
-                     "remote_over_local": re_ / lo if lo else math.inf})
-    return pd.DataFrame(rows)
+                     "remote_over_local": re_ / lo if iv.value(lo) else math.inf})
+    df = pd.DataFrame(rows, columns=["operation", "local_us", "remote_us", "remote_over_local"])
+    for c in ("local_us", "remote_us", "remote_over_local"):
+        iv.put(df, c, list(df[c]))
+    return df
 
 
 def ousterhout_cross_check() -> pd.DataFrame:

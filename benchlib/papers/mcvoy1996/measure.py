@@ -18,6 +18,7 @@ import math
 
 import pandas as pd
 
+from ...analysis import intervals as iv
 from ...harness import sweep
 from ...metadata import machine_info
 from .. import Column, TableRows, beside_paper, measure_row, pinned_cpu  # noqa: F401
@@ -106,33 +107,42 @@ def measure_table(table: str, profile: str = "quick", directory: str | None = No
 
 def paper_table(t: TableRows) -> pd.DataFrame:
     """The paper's table with this machine's row inserted in sorted position
-    (best first, as the paper printed it); ``source`` marks which is which."""
+    (best first, as the paper printed it); ``source`` marks which is which;
+    this machine's figures carry their 95% intervals."""
     sort_col, higher, _ = SPECS[t.table]
     p = paper.load(t.table).drop(columns=["row", "failed"], errors="ignore")
-    return beside_paper(p, t.rows, sort_col, ascending=not higher)
+    return beside_paper(p, t, sort_col, ascending=not higher)
 
 
 def speedups(t: TableRows) -> pd.DataFrame:
     """For each column: this machine's figure, the paper's fastest and
     slowest system, and how many times faster this machine is than each
-    (times: theirs / ours; bandwidths: ours / theirs)."""
+    (times: theirs / ours; bandwidths: ours / theirs).  This machine's
+    figure and the speed-ups carry its 95% interval (interval columns;
+    the paper's figures are taken as exact)."""
     _, higher, cols = SPECS[t.table]
     p = paper.load(t.table)
-    rows = []
+    rows, cells = [], {"this machine": [], "speed-up vs fastest": [], "speed-up vs slowest": []}
     for name in cols:
-        ours = float(t.rows[name].iloc[0])
+        ours = t.cell(name)
         vals = p[["system", name]].dropna()
         if vals.empty:
             continue
         best = vals.loc[vals[name].idxmax() if higher else vals[name].idxmin()]
         worst = vals.loc[vals[name].idxmin() if higher else vals[name].idxmax()]
         ratio = (lambda theirs: ours / theirs) if higher else (lambda theirs: theirs / ours)
-        rows.append({"column": name, "this machine": ours,
+        measured = iv.value(ours) == iv.value(ours)
+        rows.append({"column": name, "this machine": math.nan,
                      "fastest 1996": f"{best[name]:g} ({best['system']})",
-                     "slowest 1996": f"{worst[name]:g} ({worst['system']})",
-                     "speed-up vs fastest": ratio(best[name]) if ours == ours else math.nan,
-                     "speed-up vs slowest": ratio(worst[name]) if ours == ours else math.nan})
-    return pd.DataFrame(rows)
+                     "slowest 1996": f"{worst[name]:g} ({worst['system']})"})
+        cells["this machine"].append(ours)
+        cells["speed-up vs fastest"].append(ratio(best[name]) if measured else math.nan)
+        cells["speed-up vs slowest"].append(ratio(worst[name]) if measured else math.nan)
+    df = pd.DataFrame(rows, columns=["column", "this machine", "fastest 1996", "slowest 1996"])
+    for col, values in cells.items():
+        iv.put(df, col, values)
+    return df[["column", "this machine", "fastest 1996", "slowest 1996", "speed-up vs fastest",
+               "speed-up vs slowest", *[c for c in df.columns if c.endswith(iv.SUFFIXES)]]]
 
 
 # ------------------------------------------------------------ the context-switch figure
@@ -174,36 +184,54 @@ def ctx_knee_processes(process_kb: int, cache_bytes: int) -> float:
 def relations(rows: dict[str, TableRows]) -> pd.DataFrame:
     """The relations the paper's tables imply, checked on this machine's
     results (best samples): what should hold, the two figures, and whether
-    it does (None where a figure is missing)."""
-    def cell(table, col):
+    it does (None where a figure is missing).  Beside them, the same
+    relation read from the two medians with their 95% intervals:
+    ``median_ratio`` (left / right, interval from the endpoints) and
+    ``holds_by_medians`` (None when that interval straddles 1: the medians
+    of this run cannot tell)."""
+    def cell(table, col, best=True):
         # the best sample (as the paper reported), in the column's unit: a
         # relation between two medians can flip when the host is busy in one
         # run and not the other; between minima it reflects the systems
         t = rows.get(table)
         if t is None or col not in t.results:
             return math.nan
-        return t.results[col].best * SPECS[table][2][col].scale
+        r, scale = t.results[col], SPECS[table][2][col].scale
+        if best:
+            return r.best * scale
+        return r.measured * scale if hasattr(r, "samples") else math.nan
 
     checks = [
         ("context switch of 2 processes, 0 KB, below pipe latency",
-         cell("context_switch", "p2_0kb_us"), cell("pipe_latency", "pipe_us"), "<"),
-        ("fork + exec above fork", cell("process_creation", "fork_exec_exit_ms"),
-         cell("process_creation", "fork_exit_ms"), ">"),
-        ("fork + sh -c above fork + exec", cell("process_creation", "fork_exec_sh_exit_ms"),
-         cell("process_creation", "fork_exec_exit_ms"), ">"),
-        ("TCP latency above pipe latency", cell("tcp_latency", "tcp_us"),
-         cell("pipe_latency", "pipe_us"), ">"),
-        ("RPC/TCP above TCP", cell("tcp_latency", "rpc_tcp_us"), cell("tcp_latency", "tcp_us"), ">"),
-        ("RPC/UDP above UDP", cell("udp_latency", "rpc_udp_us"), cell("udp_latency", "udp_us"), ">"),
-        ("TCP bandwidth below pipe bandwidth", cell("ipc_bandwidth", "tcp_mb_s"),
-         cell("ipc_bandwidth", "pipe_mb_s"), "<"),
+         ("context_switch", "p2_0kb_us"), ("pipe_latency", "pipe_us"), "<"),
+        ("fork + exec above fork", ("process_creation", "fork_exec_exit_ms"),
+         ("process_creation", "fork_exit_ms"), ">"),
+        ("fork + sh -c above fork + exec", ("process_creation", "fork_exec_sh_exit_ms"),
+         ("process_creation", "fork_exec_exit_ms"), ">"),
+        ("TCP latency above pipe latency", ("tcp_latency", "tcp_us"),
+         ("pipe_latency", "pipe_us"), ">"),
+        ("RPC/TCP above TCP", ("tcp_latency", "rpc_tcp_us"), ("tcp_latency", "tcp_us"), ">"),
+        ("RPC/UDP above UDP", ("udp_latency", "rpc_udp_us"), ("udp_latency", "udp_us"), ">"),
+        ("TCP bandwidth below pipe bandwidth", ("ipc_bandwidth", "tcp_mb_s"),
+         ("ipc_bandwidth", "pipe_mb_s"), "<"),
     ]
-    out = []
-    for what, a, b, op in checks:
+    out, medians = [], {"left_median": [], "right_median": [], "median_ratio": []}
+    for what, left, right, op in checks:
+        a, b = cell(*left), cell(*right)
         ok = (a < b) if op == "<" else (a > b)
         out.append({"relation": what, "left": a, "right": b, "ratio": a / b if b else math.nan,
                     "holds": bool(ok) if not (math.isnan(a) or math.isnan(b)) else None})
-    return pd.DataFrame(out)
+        ma, mb = cell(*left, best=False), cell(*right, best=False)
+        ratio = ma / mb if isinstance(ma, iv.Measured) and isinstance(mb, iv.Measured) else math.nan
+        medians["left_median"].append(ma)
+        medians["right_median"].append(mb)
+        medians["median_ratio"].append(ratio)
+        side = ratio.compare(1.0) if isinstance(ratio, iv.Measured) else None
+        out[-1]["holds_by_medians"] = None if side is None else side == (op == ">")
+    df = pd.DataFrame(out)
+    for col, values in medians.items():
+        iv.put(df, col, values)
+    return df
 
 
 def paper_handler_over_syscall() -> pd.Series:

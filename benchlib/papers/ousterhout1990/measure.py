@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
 import pandas as pd
 from scipy.stats import gmean
 
+from ...analysis import intervals as iv
 from ...harness import sweep, run
 from ...memory import cache_sizes
 from ...metadata import machine_info
@@ -32,14 +32,14 @@ def table2(profile: str = "quick") -> TableRows:
     cpu = pinned_cpu()
     res = {"pinned": run("syscall", op="getpid", cpu=cpu, profile=profile),
            "unpinned": run("syscall", op="getpid", profile=profile)}
-    rows = [{"configuration": f"this machine, {k}", "time_us": r.median} for k, r in res.items()]
+    rows = [{"configuration": f"this machine, {k}", "time_us": r.measured} for k, r in res.items()]
     return _rows("table02", rows, res, cpu=cpu)
 
 
 def table3(profile: str = "quick") -> TableRows:
     res = {p: run("pipe_latency", placement=p, profile=profile)
            for p in ("same_cpu", "different_cpus", "unpinned")}
-    rows = [{"configuration": f"this machine, {k}", "time_ms": r.median / 1e3}
+    rows = [{"configuration": f"this machine, {k}", "time_ms": r.measured / 1e3}
             for k, r in res.items()]
     return _rows("table03", rows, res)
 
@@ -94,8 +94,8 @@ def table4(profile: str = "quick") -> TableRows:
     res = {"1 pipe": run("select_latency", pipes=1, full="no", cpu=cpu, profile=profile),
            "10 empty": run("select_latency", pipes=10, full="no", cpu=cpu, profile=profile),
            "10 full": run("select_latency", pipes=10, full="yes", cpu=cpu, profile=profile)}
-    rows = [{"configuration": "this machine, pinned", "one_pipe_us": res["1 pipe"].median,
-             "ten_empty_us": res["10 empty"].median, "ten_full_us": res["10 full"].median}]
+    rows = [{"configuration": "this machine, pinned", "one_pipe_us": res["1 pipe"].measured,
+             "ten_empty_us": res["10 empty"].measured, "ten_full_us": res["10 full"].measured}]
     return _rows("table04", rows, res, cpu=cpu)
 
 
@@ -108,9 +108,10 @@ def table5(profile: str = "quick", rating: float | None = None) -> TableRows:
     cached, uncached = cache_sizes(machine_info())
     res = {"cached": run("bcopy", size_bytes=cached, cpu=cpu, profile=profile),
            "uncached": run("bcopy", size_bytes=uncached, cpu=cpu, profile=profile)}
-    row = {"configuration": "this machine, pinned", "cached_mb_s": res["cached"].median,
-           "uncached_mb_s": res["uncached"].median,
-           "mbytes_per_mips": res["uncached"].median / rating if rating else math.nan}
+    # the rating is taken as exact here: its range is shown separately (mips_rating)
+    row = {"configuration": "this machine, pinned", "cached_mb_s": res["cached"].measured,
+           "uncached_mb_s": res["uncached"].measured,
+           "mbytes_per_mips": res["uncached"].measured / rating if rating else math.nan}
     return _rows("table05", [row], res, cached_bytes=cached, uncached_bytes=uncached, cpu=cpu)
 
 
@@ -127,7 +128,7 @@ def table6(profile: str = "quick", directory: str | None = None) -> TableRows:
     kw = {"directory": directory} if directory else {}
     res = {"read": run("file_read_bandwidth", file_bytes=size, block_bytes=16 * KB, cpu=cpu,
                        profile=profile, **kw)}
-    rows = [{"configuration": "this machine, pinned", "mb_s": res["read"].median}]
+    rows = [{"configuration": "this machine, pinned", "mb_s": res["read"].measured}]
     return _rows("table06", rows, res, file_bytes=size, cpu=cpu,
                  fs_type=res["read"].extras.get("fs_type"))
 
@@ -142,8 +143,9 @@ def table7(profile: str = "quick", directory: str | None = None) -> TableRows:
     phases = pd.DataFrame(r.extras["phase_s"])
     total = phases.sum(axis=1)
     copy = total - phases["compile"]
-    rows = [{"configuration": "this machine, local", "copy_s": float(np.median(copy)),
-             "compile_s": float(np.median(phases["compile"])), "total_s": r.median}]
+    why = r.measured.unstable   # the runs' own intervals, the result's flags
+    rows = [{"configuration": "this machine, local", "copy_s": iv.of_samples(copy, why),
+             "compile_s": iv.of_samples(phases["compile"], why), "total_s": r.measured}]
     return _rows("table07", rows, {"andrew": r}, phases=phases,
                  fs_type=r.extras.get("fs_type"))
 
@@ -153,8 +155,8 @@ def table9(profile: str = "quick", directory: str | None = None) -> TableRows:
     kw = {"directory": directory} if directory else {}
     res = {p: run("open_close_latency", path=p, cpu=cpu, profile=profile, **kw)
            for p in ("foo", "a/b/c/foo")}
-    rows = [{"configuration": "this machine, local", "foo_ms": res["foo"].median / 1e3,
-             "abc_foo_ms": res["a/b/c/foo"].median / 1e3}]
+    rows = [{"configuration": "this machine, local", "foo_ms": res["foo"].measured / 1e3,
+             "abc_foo_ms": res["a/b/c/foo"].measured / 1e3}]
     return _rows("table09", rows, res, cpu=cpu, fs_type=res["foo"].extras.get("fs_type"))
 
 
@@ -169,7 +171,7 @@ def table10(profile: str = "quick", directory: str | None = None) -> TableRows:
         for col, size in (("no_data_ms", 0), ("kb10_ms", 10 * KB), ("kb100_ms", 100 * KB)):
             r = run("fs_create_delete", file_bytes=size, fsync=sync, cpu=cpu, profile=profile, **kw)
             res[f"{size // KB} KB, fsync {sync}"] = r
-            row[col] = r.median
+            row[col] = r.measured
         rows.append(row)
     first = next(iter(res.values()))
     return _rows("table10", rows, res, cpu=cpu, fs_type=first.extras.get("fs_type"))
@@ -210,33 +212,49 @@ def mips_relative_of(t: TableRows, rating: float) -> pd.Series:
                       for v in t.rows[basis]], index=t.rows["configuration"])
 
 
+def mips_relative_cells(t: TableRows, rating: float) -> pd.Series:
+    """``mips_relative_of`` with each speed's 95% interval: the rule is a
+    monotone function of the one measured figure (the rating and the
+    reference are taken as exact), so the interval is mapped through it."""
+    basis, ref_conf, higher = BASIS[t.table]
+    ref = load_table(paper.PAPER, t.table).set_index("configuration").loc[ref_conf, basis]
+    rule = lambda v: paper.mips_relative(v, rating, ref, higher_is_better=higher)  # noqa: E731
+    return pd.Series([v.map(rule) if isinstance(v, iv.Measured) else rule(v)
+                      for v in t.column(basis)], index=t.rows["configuration"])
+
+
 def paper_table(t: TableRows, rating: float | None = None) -> pd.DataFrame:
     """The paper's table with this machine's rows added (``source`` says
     which is which), sorted as the paper sorts it, with this machine's
-    MIPS-relative speed (or Mbytes/MIPS) from ``rating``."""
+    MIPS-relative speed (or Mbytes/MIPS) from ``rating``; this machine's
+    figures carry their 95% intervals (``TableRows.with_intervals``)."""
     p = load_table(paper.PAPER, t.table)
-    mine = t.rows.copy()
+    mine = t.with_intervals()
     if t.table in BASIS:
         basis, ref_conf, higher = BASIS[t.table]
         if rating:
             col = "mips_relative_local" if t.table == "table07" else "mips_relative_speed"
-            mine[col] = mips_relative_of(t, rating).to_numpy()
+            iv.put(mine, col, list(mips_relative_cells(t, rating)))
         if t.table == "table07":
             p = p.drop(columns=["recovered"])
         return beside_paper(p, mine, basis, ascending=not higher)
     return beside_paper(p, mine, "uncached_mb_s", ascending=False)
 
 
+# The row of each table Figure 1 averages: the pinned / same-CPU / local one
+# (the rows that match the paper's uniprocessors), default (no fsync) for Table 10.
+FIGURE1_ROWS = {"table02": "this machine, pinned", "table03": "this machine, same_cpu",
+                "table04": "this machine, pinned", "table06": "this machine, pinned",
+                "table07": "this machine, local", "table09": "this machine, local",
+                "table10": "this machine, local"}
+
+
 def figure1_points(tables: dict[str, TableRows], rating: float) -> pd.DataFrame:
     """This machine's MIPS-relative speeds on the benchmarks Figure 1
     averages: the pinned / same-CPU / local row of each table (the rows
     that match the paper's uniprocessors), default (no fsync) for Table 10."""
-    pick = {"table02": "this machine, pinned", "table03": "this machine, same_cpu",
-            "table04": "this machine, pinned", "table06": "this machine, pinned",
-            "table07": "this machine, local", "table09": "this machine, local",
-            "table10": "this machine, local"}
     rows = []
-    for name, conf in pick.items():
+    for name, conf in FIGURE1_ROWS.items():
         if name in tables:
             v = mips_relative_of(tables[name], rating)[conf]
             rows.append({"table": name, "configuration": conf, "machine": "this machine",
@@ -252,6 +270,14 @@ def figure1_with_machine(tables: dict[str, TableRows], rating: float) -> pd.Data
     fig = paper.figure1(pts)
     fig.loc[fig.machine == "this machine", "mips"] = rating
     return fig.sort_values("mips").reset_index(drop=True)
+
+
+def figure1_measured(tables: dict[str, TableRows], rating: float) -> iv.Measured | float:
+    """This machine's Figure 1 point (the geometric mean of ``figure1_points``)
+    with a 95% interval propagated from the speeds' intervals by their
+    endpoints (conservative); the rating is taken as exact."""
+    return iv.gmean([mips_relative_cells(tables[k], rating)[c] for k, c in FIGURE1_ROWS.items()
+                     if k in tables])
 
 
 def sensitivity(tables: dict[str, TableRows], ratings) -> pd.DataFrame:
@@ -273,9 +299,10 @@ def table8(t7: TableRows, rating: float | None) -> pd.DataFrame:
     (NFS, Sprite, AFS); this machine has no such server, and a loop-back
     mount would measure neither the network nor a second machine."""
     mine = pd.DataFrame([{"configuration": "this machine, local",
-                          "mips_relative_local": (mips_relative_of(t7, rating).iloc[0]
-                                                  if rating else math.nan),
+                          "mips_relative_local": math.nan,
                           "mips_relative_remote": math.nan, "remote_penalty_pct": math.nan}])
+    if rating:
+        iv.put(mine, "mips_relative_local", [mips_relative_cells(t7, rating).iloc[0]])
     return beside_paper(load_table(paper.PAPER, "table08"), mine, "remote_penalty_pct")
 
 

@@ -11,6 +11,7 @@ import sys
 
 import pandas as pd
 
+from ...analysis import intervals as iv
 from .. import beside_paper, load_table, transcribe_main
 from ..markdown import tables_with_captions
 from ..mips import (INSTRUCTION_RATIO_RANGE, INSTRUCTIONS_PER_VAX_INSTRUCTION,  # noqa: F401
@@ -119,16 +120,27 @@ def table_with_machine(table: str, value_column: str, ours: dict[str, float],
     the paper's yardstick), ``implied_mips`` (the MIPS rating that would
     make the row's MIPS-relative speed exactly 1.0) and, for this
     machine's rows, ``mips_relative_speed`` computed from ``mips_rating``
-    when one is given (left empty otherwise: it needs a MIPS rating)."""
+    when one is given (left empty otherwise: it needs a MIPS rating).
+    A value given as a Measured (``result.measured``) brings its 95%
+    interval, mapped into the derived columns (each is a monotone function
+    of the one measurement)."""
     paper = load_table(PAPER, table)
     ref = paper.loc[paper.configuration == REFERENCE, value_column].item()
-    mine = pd.DataFrame({"configuration": list(ours), value_column: list(ours.values())})
+    mine = pd.DataFrame({"configuration": list(ours)})
+    iv.put(mine, value_column, list(ours.values()))
     if mips_rating:
-        mine["mips_relative_speed"] = [mips_relative(v, mips_rating, ref) for v in ours.values()]
+        iv.put(mine, "mips_relative_speed",
+               [_apply(lambda x: mips_relative(x, mips_rating, ref), v) for v in ours.values()])
     df = beside_paper(paper, mine, value_column)
-    df["speedup_vs_mvax2"] = ref / df[value_column]
-    df["implied_mips"] = [implied_mips(v, ref) for v in df[value_column]]
+    cells = [iv.get(df, value_column, i) for i in df.index]
+    iv.put(df, "speedup_vs_mvax2", [_apply(lambda x: ref / x, v) for v in cells])
+    iv.put(df, "implied_mips", [_apply(lambda x: implied_mips(x, ref), v) for v in cells])
     return df
+
+
+def _apply(f, v):
+    """f of a number, or of a Measured through its endpoints (f monotone)."""
+    return v.map(f) if isinstance(v, iv.Measured) else f(v)
 
 
 def mips_sensitivity(value: float, ref_value: float, ratings) -> pd.DataFrame:
