@@ -140,11 +140,23 @@ class MemoryMeasurement:
         rv = self.revisit or {}
         if rv.get("slow_bytes") and rv.get("normal_bytes"):
             moved = rv["slow_bytes"] / rv["normal_bytes"]
-            reason.append(f"revisiting each line {rv['slow_ns_per_load']:.0f} ns apart instead of "
-                          f"{rv['normal_ns_per_load']:.0f} ns, the chase keeps "
-                          f"{100 * moved:.0f} % of it"
-                          + (" (time-dependent: something else evicts it)" if moved < 0.85 else
-                             " (no loss to time: capacity, not neighbours)"))
+            # the passes' own spread: how far the capacity moves with no
+            # change at all; a revisit effect inside it says nothing
+            passes = [p for p in self.passes_sizes if p]
+            spread = max(passes) / min(passes) if len(passes) >= 2 else 1.0
+            said = (f"revisiting each line {rv['slow_ns_per_load']:.0f} ns apart instead of "
+                    f"{rv['normal_ns_per_load']:.0f} ns, the chase keeps {100 * moved:.0f} % of it")
+            if 0.85 <= moved <= 1.15:
+                said += " (no loss to time: capacity, not neighbours)"
+            elif max(moved, 1 / moved) <= spread:
+                said += (f" (inconclusive: the passes alone differ by x{spread:.1f}, "
+                         f"{', '.join(f'{p / 2**20:.1f}' for p in passes)} MiB: the neighbours "
+                         "move it more than the revisit does)")
+            elif moved < 0.85:
+                said += " (time-dependent: something else evicts it)"
+            else:
+                said += " (more at the slower revisit: the neighbours were quieter then)"
+            reason.append(said)
         if ratio is not None and ratio < 0.5:
             reason.append(f"the chase kept {100 * ratio:.0f} % of the {last_rep['size_bytes'] >> 20} "
                           f"MiB sysfs reports")

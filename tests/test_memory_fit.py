@@ -711,3 +711,28 @@ def test_a_reported_size_outside_the_fitted_interval_is_said():
     truthful = [sysfs[0], {"level": 2, "type": "Unified", "size_bytes": 1280 * K}]
     assert bool(compare_with_reported(fit, truthful).set_index("level").loc["L2",
                                                                              "reported_in_interval"])
+
+
+@pytest.mark.parametrize("passes,slow,words", [
+    ([16 * M, 9 * M], 12 * M, "inconclusive: the passes alone differ by x1.8"),
+    ([16 * M, 9 * M], 28 * M, "more at the slower revisit"),
+    ([8 * M, 8.2 * M], 4 * M, "time-dependent: something else evicts it"),
+    ([8 * M, 8.2 * M], 8.1 * M, "no loss to time"),
+    ([8 * M, 8.2 * M], 12 * M, "more at the slower revisit"),
+])
+def test_the_slow_revisit_is_read_against_the_passes_own_spread(passes, slow, words):
+    import benchlib.memory as mem
+    levels = [Level("L1", 32 * K, 30 * K, 34 * K, 1.0, 0.0, None, 5),
+              Level("L2", 8 * M, 7.5 * M, 8.5 * M, 10.0, 0.1, None, 5),
+              Level("memory", None, None, None, 80.0, 1.0, None, 5)]
+    fit = MemoryFit(levels=levels, line_size_bytes=64, tlb=[], stride_bytes_used=64)
+    machine = {"caches": [{"level": 1, "type": "Data", "size_bytes": 32 * K},
+                          {"level": 2, "type": "Unified", "size_bytes": 32 * M,
+                           "shared_cpu_list": "0-1"}], "virtualized": True}
+    m = mem.MemoryMeasurement(latency=pd.DataFrame(), pairs=pd.DataFrame(), tlb=pd.DataFrame(),
+                              fit=fit, comparison=pd.DataFrame(), elapsed_s=1.0, profile="quick",
+                              machine=machine, passes_sizes=passes,
+                              revisit={"normal_bytes": 8 * M, "slow_bytes": slow,
+                                       "normal_ns_per_load": 30.0, "slow_ns_per_load": 80.0})
+    reason = m.shared_last_level()["reason"]
+    assert words in reason, reason
