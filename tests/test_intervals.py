@@ -94,6 +94,8 @@ def test_an_endpoint_ratio_is_conservative_on_simulated_runs():
         covered_boot += lo <= 2.0 <= hi
         widths.append((r.hi - r.lo) / (hi - lo))
     assert covered / 200 >= 0.97 and covered >= covered_boot
+    # simulated, seeded samples (no live timing): endpoint arithmetic is wider
+    # than the bootstrap interval of the ratio by construction
     assert np.median(widths) > 1.2
 
 

@@ -341,10 +341,10 @@ def compare_with_reported(fit: MemoryFit, caches: list[dict]) -> pd.DataFrame:
                "ratio": None if reported is None else lv.size_bytes / reported,
                "reported_sum_bytes": None, "ratio_vs_sum": None, "matches": None,
                "resolved": None, "reported_in_interval": None, "note": ""}
+        lo = lv.size_bytes_low if lv.size_bytes_low is not None else lv.size_bytes
+        hi = lv.size_bytes_high if lv.size_bytes_high is not None else lv.size_bytes
         if reported is not None:
             row["matches"] = f"L{k}"
-            lo = lv.size_bytes_low if lv.size_bytes_low is not None else lv.size_bytes
-            hi = lv.size_bytes_high if lv.size_bytes_high is not None else lv.size_bytes
             row["reported_in_interval"] = bool(lo <= reported <= hi)
             if not row["reported_in_interval"]:
                 row["note"] = (f"the reported {reported / 1024:.0f} KiB lies outside the fitted "
@@ -364,8 +364,7 @@ def compare_with_reported(fit: MemoryFit, caches: list[dict]) -> pd.DataFrame:
             interval_note = row["note"]
             if e_sum < e_own:
                 row["matches"] = f"L{k - 1}+L{k}"
-                lo_s = lv.size_bytes_low if lv.size_bytes_low is not None else lv.size_bytes
-                hi_s = lv.size_bytes_high if lv.size_bytes_high is not None else lv.size_bytes
+                lo_s, hi_s = lo, hi
                 row["reported_in_interval"] = bool(lo_s <= total <= hi_s)
                 interval_note = "" if row["reported_in_interval"] else (
                     f"the reported L{k - 1}+L{k}, {total / 1024:.0f} KiB, lies outside the fitted "
@@ -375,8 +374,6 @@ def compare_with_reported(fit: MemoryFit, caches: list[dict]) -> pd.DataFrame:
                                f"looks exclusive/victim")
             else:
                 row["note"] = f"matches L{k} better than L{k - 1}+L{k}: looks inclusive"
-            lo = lv.size_bytes_low if lv.size_bytes_low is not None else lv.size_bytes
-            hi = lv.size_bytes_high if lv.size_bytes_high is not None else lv.size_bytes
             both_inside = lo <= reported <= hi and lo <= total <= hi
             row["resolved"] = bool(apart >= math.log(1.10) and not both_inside)
             if not row["resolved"]:
