@@ -6,10 +6,15 @@ data (tests/data/compare/) and bench/adaptive_sampling.py measure.
 records one run of the whole set to a result file (benchlib.resultfile);
 with ``--twice OUT_B`` every benchmark is measured twice back to back, the
 first into OUT, the second into OUT_B: an A/A pair taken under the same
-conditions (the recorded pair in tests/data/compare/)."""
+conditions (the recorded pair in tests/data/compare/).  With ``--rounds N``
+the whole set is measured N times, each round in a new random order (and,
+with ``--twice``, A or B first at random), so that each benchmark's runs
+spread over the session; ``benchlib compare OUT OUT_B --paired`` then pairs
+the k-th runs (README, "Is B faster than A?")."""
 from __future__ import annotations
 
 import argparse
+import random
 import sys
 
 CORE = [
@@ -52,14 +57,31 @@ def main(argv=None) -> int:
     ap.add_argument("out", help="result file to write")
     ap.add_argument("--profile", default="quick")
     ap.add_argument("--twice", metavar="OUT_B", help="measure each twice; the second into OUT_B")
+    ap.add_argument("--rounds", type=int, default=1,
+                    help="measure the whole set this many times, each round in a new random "
+                         "order, so that each benchmark's runs spread over the whole session "
+                         "(compare pools them: two-level bootstrap)")
+    ap.add_argument("--seed", type=int, default=None, help="seed of the rounds' order")
     args = ap.parse_args(argv)
+    if args.rounds < 1:
+        ap.error("--rounds must be at least 1")
+    rng = random.Random(args.seed)
     outs = [args.out] + ([args.twice] if args.twice else [])
     done: list[list] = [[] for _ in outs]
-    for name, params in CORE:
-        for out, kept in zip(outs, done):
-            r = benchlib.run(name, params, profile=args.profile)
-            print(r, flush=True)
-            kept.append(r)
+    for _ in range(args.rounds):
+        order = list(CORE) if args.rounds == 1 else rng.sample(CORE, len(CORE))
+        for name, params in order:
+            # several rounds of an interleaved pair: which side goes first is
+            # drawn every time, so that an order effect (the second of two
+            # back-to-back runs finding the other CPU awake) favours neither
+            sides = list(zip(outs, done))
+            if args.rounds > 1 and rng.random() < 0.5:
+                sides.reverse()
+            for out, kept in sides:
+                r = benchlib.run(name, params, profile=args.profile)
+                print(r, flush=True)
+                kept.append(r)
+        for out, kept in zip(outs, done):   # once a round: the file is whole at every step
             resultfile.write(out, kept)
     return 0
 

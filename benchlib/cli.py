@@ -3,7 +3,7 @@
     benchlib list [--json]
     benchlib run NAME [-p KEY=VALUE ...] [--profile P] [--samples N] [--target-ci F]
                  [--time-cap S] [--json] [--save [DIR]] [--output FILE]
-    benchlib compare A [B] [--margin M] [--pair SPEC_A SPEC_B] [--self-check] [--cycles] [--json] [--plot PNG]
+    benchlib compare A [B] [--margin M] [--pair SPEC_A SPEC_B] [--self-check] [--cycles] [--paired] [--json] [--plot PNG]
     benchlib export SOURCE [--csv FILE] [--samples] [--json FILE]
     benchlib info [--json]
     benchlib results [DIR] [--json]
@@ -142,6 +142,9 @@ def cmd_results(args) -> int:
 def cmd_compare(args) -> int:
     from . import compare as bc
 
+    if args.paired and (args.self_check or args.pair):
+        raise BenchlibError("--paired compares A and B round by round; it does not combine with "
+                            "--self-check or --pair")
     if args.self_check:
         if args.b is not None:
             raise BenchlibError("--self-check takes one source (it compares each result's halves)")
@@ -152,7 +155,7 @@ def cmd_compare(args) -> int:
     else:
         if args.b is None:
             raise BenchlibError("compare needs two sources, A and B (or --self-check A)")
-        df = bc.compare(args.a, args.b, args.margin, cycles=args.cycles)
+        df = bc.compare(args.a, args.b, args.margin, cycles=args.cycles, paired=args.paired)
     if df.empty:
         raise BenchlibError("no benchmark with the same parameters in both A and B")
     summ = bc.summary(df)
@@ -177,8 +180,13 @@ def cmd_compare(args) -> int:
     print(f"\n{summ['compared']} compared at margin {100 * args.margin:g}%: "
           f"{summ['no difference']} no difference ({100 * summ['no_difference_fraction']:.0f}%), "
           f"{summ['faster']} faster, {summ['slower']} slower, {summ['inconclusive']} inconclusive "
-          "(B against A; ratio = median B / median A, 95% bootstrap interval"
+          + ("(B against A; ratio = median over rounds of median B / median A, 95% bootstrap "
+             "interval over rounds" if summ.get("paired_rows") else
+             "(B against A; ratio = median B / median A, 95% bootstrap interval")
           + ("; samples clock-normalised" if args.cycles else "") + ")")
+    if args.paired and summ["paired_rows"] < summ["compared"]:
+        print(f"{summ['compared'] - summ['paired_rows']} compared unpaired (unequal or too few "
+              "rounds; see note)")
     if summ["stable_on_both_sides"] and summ["stable_on_both_sides"] < summ["compared"]:
         print(f"of the {summ['stable_on_both_sides']} stable on both sides: "
               f"{100 * summ['no_difference_fraction_stable']:.0f}% no difference")
@@ -333,6 +341,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--cycles", action="store_true",
                    help="compare clock-normalised samples (times in cycles, rates per GHz): "
                         "the host moving the core clock between runs does not count")
+    p.add_argument("--paired", action="store_true",
+                   help="A and B were measured interleaved, round by round (bench/core_suite.py "
+                        "A --twice B --rounds N): pair each benchmark's k-th runs")
     p.add_argument("--json", action="store_true")
     p.add_argument("--plot", metavar="PNG", help="write the ratios figure here")
     p.set_defaults(func=cmd_compare)

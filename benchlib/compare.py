@@ -22,6 +22,17 @@ shown to lie within the margin: an equivalence test, TOST on the ratio) or
 conditions, so the interval says how well each run pinned its own median;
 an A/A comparison of two runs shows how far runs move beyond that.
 
+``paired=True`` (``benchlib compare --paired``) is for two sides measured
+interleaved, round by round (``bench/core_suite.py A --twice B --rounds N``
+measures each benchmark for A and for B back to back, in a random order
+every round): the k-th run of a benchmark in A is paired with the k-th in B,
+the ratio is the median of the per-round ratios of medians, its interval a
+bootstrap over rounds and its p-value a Wilcoxon signed-rank test on their
+logarithms.  A slow phase of a shared host then hits both sides of a round
+and cancels in its ratio, where the unpaired interval (runs pooled) has to
+count it as noise; a benchmark with unequal run counts on the two sides is
+compared unpaired, with a note.
+
 ``cycles=True`` (``benchlib compare --cycles``) compares each sample
 divided out by the core clock probed around it (``per_clock``: a time in
 cycles, a rate per GHz).  On a VM the host moves the core clock between two
@@ -39,6 +50,7 @@ import os
 import numpy as np
 import pandas as pd
 
+from .analysis.paired import bootstrap_median_ci
 from .analysis.stats import bootstrap_ratio_ci, equivalence_bounds, mann_whitney_p, ratio_verdict
 from .errors import BenchlibError
 from .resultfile import load_records
@@ -46,7 +58,10 @@ from .resultfile import load_records
 IGNORED_PARAMS = ("directory",)
 COLUMNS = ["benchmark", "params", "unit", "higher_is_better", "n_a", "n_b", "median_a", "median_b",
            "ratio", "ratio_ci95_lo", "ratio_ci95_hi", "ratio_ci90_lo", "ratio_ci90_hi", "p_value",
-           "verdict", "stable_a", "stable_b", "note", "margin"]
+           "verdict", "stable_a", "stable_b", "note", "margin", "pairs"]
+#: Fewest rounds a paired comparison uses (fewer: the rows are compared
+#: unpaired); with 6 a signed-rank test can reach p < 0.05.
+MIN_PAIRS = 6
 
 
 def _params_text(params: dict) -> str:
@@ -100,6 +115,37 @@ def compare_samples(a, b, margin: float = 0.05, higher_is_better: bool = False) 
             "p_value": p, "verdict": verdict, "margin": margin}
 
 
+def compare_paired(a: list, b: list, margin: float = 0.05, higher_is_better: bool = False) -> dict:
+    """The comparison of two sides measured round by round: ``a`` and ``b``
+    hold one list of samples per round, equally many.  The ratio is the
+    median over rounds of median(b_k) / median(a_k), with percentile
+    bootstrap 95% and 90% intervals over the rounds, and a two-sided
+    Wilcoxon signed-rank p-value on the log ratios."""
+    from scipy.stats import wilcoxon
+
+    equivalence_bounds(margin)
+    if len(a) != len(b) or len(a) < 2:
+        raise BenchlibError(f"a paired comparison needs equally many rounds on both sides, at "
+                            f"least 2 (got {len(a)} and {len(b)})")
+    ma = np.array([np.median(np.asarray(x, dtype=float)) for x in a])
+    mb = np.array([np.median(np.asarray(x, dtype=float)) for x in b])
+    if not (np.all(ma > 0) and np.all(mb > 0)):
+        raise BenchlibError("a paired comparison needs positive values")
+    r = mb / ma
+    logs = np.log(r)
+    p = 1.0 if np.all(logs == 0) else float(wilcoxon(logs).pvalue)
+    ci95, ci90 = bootstrap_median_ci(r, 0.95), bootstrap_median_ci(r, 0.90)
+    ratio = float(np.median(r))
+    flat_a = np.concatenate([np.asarray(x, dtype=float) for x in a])
+    flat_b = np.concatenate([np.asarray(x, dtype=float) for x in b])
+    return {"n_a": int(flat_a.size), "n_b": int(flat_b.size), "median_a": float(np.median(flat_a)),
+            "median_b": float(np.median(flat_b)), "ratio": ratio,
+            "ratio_ci95_lo": ci95[0], "ratio_ci95_hi": ci95[1],
+            "ratio_ci90_lo": ci90[0], "ratio_ci90_hi": ci90[1], "p_value": p,
+            "verdict": ratio_verdict(ratio, ci95, ci90, p, margin, higher_is_better),
+            "margin": margin, "pairs": len(r)}
+
+
 def per_clock(rec: dict) -> tuple[list[float] | None, str]:
     """A result's samples divided out by the core clock probed around each
     sample: a time becomes cycles per iteration (ns x GHz), a rate becomes
@@ -119,7 +165,7 @@ def per_clock(rec: dict) -> tuple[list[float] | None, str]:
 
 
 def _row(ra: list[dict], rb: list[dict], margin: float, params_text: str | None = None,
-         cycles: bool = False) -> dict:
+         cycles: bool = False, paired: bool = False) -> dict:
     first = ra[0]
     units = {r["unit"] for r in ra + rb}
     if len(units) > 1:
@@ -136,10 +182,17 @@ def _row(ra: list[dict], rb: list[dict], margin: float, params_text: str | None 
         else:
             sa, sb = [x for x, _ in norm[:len(ra)]], [x for x, _ in norm[len(ra):]]
             unit = norm[0][1]
+    hib = bool(first["higher_is_better"])
+    if paired and len(sa) == len(sb) and len(sa) >= MIN_PAIRS:
+        stats = compare_paired(sa, sb, margin, hib)
+    else:
+        if paired:
+            notes.append(f"not paired: {len(sa)} runs in A, {len(sb)} in B (a paired comparison "
+                         f"needs equally many, at least {MIN_PAIRS})")
+        stats = {**compare_samples(sa, sb, margin, hib), "pairs": None}
     row = {"benchmark": first["benchmark"],
            "params": params_text if params_text is not None else _params_text(first["params"]),
-           "unit": unit, "higher_is_better": bool(first["higher_is_better"]),
-           **compare_samples(sa, sb, margin, bool(first["higher_is_better"])),
+           "unit": unit, "higher_is_better": hib, **stats,
            "stable_a": all(r["diagnostics"].get("stable") for r in ra),
            "stable_b": all(r["diagnostics"].get("stable") for r in rb)}
     for side, recs in (("A", ra), ("B", rb)):
@@ -154,21 +207,24 @@ def _frame(rows: list[dict]) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=COLUMNS)
 
 
-def compare(a, b, margin: float = 0.05, cycles: bool = False) -> pd.DataFrame:
+def compare(a, b, margin: float = 0.05, cycles: bool = False, paired: bool = False) -> pd.DataFrame:
     """One row per benchmark and parameters found in both A and B (see the
     module's docstring).  ``df.attrs["only_a"]`` / ``["only_b"]`` list the
     keys found on one side only.  ``cycles``: compare clock-normalised
     samples (``per_clock``), so that the host moving the core clock between
-    two runs, which one run's samples cannot show, does not count."""
+    two runs, which one run's samples cannot show, does not count.
+    ``paired``: the sides were measured interleaved, round by round; the
+    k-th runs of a benchmark are paired (see the module's docstring)."""
     _check_margin(margin)
     ga, gb = _group(_records(a)), _group(_records(b))
     keys = [k for k in ga if k in gb]
-    rows = [_row(ga[k], gb[k], margin, cycles=cycles) for k in keys]
+    rows = [_row(ga[k], gb[k], margin, cycles=cycles, paired=paired) for k in keys]
     df = _frame(rows)
     df.attrs["only_a"] = [f"{k[0]} {k[1]}" for k in ga if k not in gb]
     df.attrs["only_b"] = [f"{k[0]} {k[1]}" for k in gb if k not in ga]
     df.attrs["margin"] = margin
     df.attrs["cycles"] = cycles
+    df.attrs["paired"] = paired
     return df
 
 
@@ -265,7 +321,8 @@ def summary(df: pd.DataFrame) -> dict:
             "differing_with_an_unstable_side": int((differ & ~(df["stable_a"] & df["stable_b"])).sum()),
             "stable_on_both_sides": len(stable),
             "no_difference_fraction_stable": float((stable["verdict"] == "no difference").mean())
-            if len(stable) else None}
+            if len(stable) else None,
+            "paired_rows": int(df["pairs"].notna().sum()) if "pairs" in df else 0}
 
 
 def plot_compare(df: pd.DataFrame, ax=None, title: str | None = None, max_rows: int = 60):

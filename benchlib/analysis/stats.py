@@ -60,12 +60,20 @@ def _boot_medians(groups: list[np.ndarray], n_boot: int, rng) -> np.ndarray:
     if len(groups) == 1:
         x = groups[0]
         return np.median(x[rng.integers(0, x.size, size=(n_boot, x.size))], axis=1)
-    out = np.empty(n_boot)
-    for i in range(n_boot):
-        chosen = rng.integers(0, len(groups), size=len(groups))
-        out[i] = np.median(np.concatenate(
-            [groups[j][rng.integers(0, groups[j].size, size=groups[j].size)] for j in chosen]))
-    return out
+    g = len(groups)
+    sizes = np.array([x.size for x in groups])
+    table = np.full((g, sizes.max()), np.nan)
+    for j, x in enumerate(groups):
+        table[j, :x.size] = x
+    chosen = rng.integers(0, g, size=(n_boot, g))                     # runs, with replacement
+    n = sizes[chosen]                                                 # (n_boot, g)
+    pick = (rng.random((n_boot, g, sizes.max())) * n[..., None]).astype(int)
+    values = table[chosen[..., None], pick]                           # (n_boot, g, max size)
+    if (sizes == sizes[0]).all():
+        return np.median(values.reshape(n_boot, -1), axis=1)
+    # a run of fewer samples contributes only as many: the rest is masked
+    values[np.arange(sizes.max())[None, None, :] >= n[..., None]] = np.nan
+    return np.nanmedian(values.reshape(n_boot, -1), axis=1)
 
 
 def _as_groups(x) -> list[np.ndarray]:
