@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from .analysis import intervals as iv
-from .analysis.memory_fit import MemoryFit, compare_with_reported, fit_memory
+from .analysis.memory_fit import MemoryFit, compare_with_reported, fit_memory, refit_with_walk
 from .analysis.stats import bootstrap_median_ci
 from .errors import BenchlibError
 from .harness import Profile, sweep
@@ -115,6 +115,13 @@ class MemoryMeasurement:
     revisit: dict | None = None
     #: time per load against stride at the scan's two largest sizes
     line_strides: pd.DataFrame | None = None
+    #: the random walk around each cache above the first (pattern=walk)
+    walk: pd.DataFrame | None = None
+
+    @property
+    def walk_tlb_corrected(self) -> bool:
+        """Whether the walk's fit took the TLB's misses out (as the ring's did)."""
+        return any("taken out of the curve" in n for n in self.fit.notes)
 
     @property
     def huge_page_fraction(self) -> float | None:
@@ -315,13 +322,44 @@ def measure_hierarchy(profile: str = "quick", progress: bool = True, strides: li
 
     clock = float(np.median(latency["clock_ghz"]))
     fit = fit_normalised(latency, pairs, tlb, clock, line_strides=line_strides)
+    walk = (measure_walk(fit, max(random_ppo, WALK_PER_OCTAVE), passes, point, progress, clock)
+            if profile != "smoke" else None)
     comparison = compare_with_reported(fit, machine.get("caches", []))
     per_pass = _last_level_per_pass(random_rows, clock) if passes > 1 else []
     revisit = measure_revisit(fit, profile, progress) if profile != "smoke" else None
     return MemoryMeasurement(latency=latency, pairs=pairs, tlb=tlb, fit=fit, comparison=comparison,
                              elapsed_s=time.monotonic() - t0, profile=profile, machine=machine,
                              passes_sizes=per_pass, revisit=revisit,
-                             line_strides=line_strides)
+                             line_strides=line_strides, walk=walk)
+
+
+#: Points per octave of the random walk's sizes (at least).
+WALK_PER_OCTAVE = 8
+#: Without a fitted TLB, the walk stops here (beyond it every load would
+#: also pay a second-level TLB miss the correction does not know).
+WALK_MAX_BYTES = 16 << 20
+
+
+def measure_walk(fit: MemoryFit, per_octave: int, passes: int, prof, progress: bool,
+                 clock: float) -> pd.DataFrame | None:
+    """The random walk (mem_latency pattern=walk) from a quarter of each
+    cache's ring size to 4 times it, for every cache above the first whose
+    range stays inside the second TLB level's reach; the fit's sizes are
+    then taken from it (memory_fit.refit_with_walk).  None when no cache
+    qualifies."""
+    caches = [lv.size_bytes for lv in fit.levels if lv.size_bytes][1:]
+    reach = max((t["reach_bytes"] for t in fit.tlb if t.get("reach_bytes")), default=WALK_MAX_BYTES)
+    targets = [c for c in caches if 4 * c <= reach]
+    if not targets:
+        return None
+    sizes = sorted({s for c in targets for s in size_grid(int(4 * c), per_octave)
+                    if c / 4 <= s <= 4 * c and s >= 4096})
+    rows = _latency_rows(_best_of_passes("mem_latency", {"size_bytes": sizes}, passes, prof,
+                                         progress, stride_bytes=64, pattern="walk",
+                                         huge_pages="on"))
+    refit_with_walk(fit, pd.DataFrame({"size_bytes": rows["size_bytes"],
+                                       "latency_ns": rows["latency_cycles"] / clock}))
+    return rows
 
 
 # ------------------------------------------------- a slower revisit
@@ -540,7 +578,9 @@ def model_curve(fit, sizes) -> pd.DataFrame:
     the measured points."""
     from .analysis.cache_model import HUGE_PAGE, staircase
 
-    trans = [(lv.size_bytes, lv.transition.ways if lv.transition else 8,
+    # the ring's own capacity where a random walk has replaced the level's size
+    trans = [(lv.ring_size_bytes[0] if lv.ring_size_bytes else lv.size_bytes,
+              lv.transition.ways if lv.transition else 8,
               lv.transition.page_bytes if lv.transition else HUGE_PAGE)
              for lv in fit.levels if lv.size_bytes]
     s = np.asarray(sizes, float)
@@ -558,6 +598,62 @@ def draw_model(ax, m: MemoryMeasurement, label: str = "fitted model"):
     return ax
 
 
+def draw_walk(ax, m: MemoryMeasurement):
+    """Each level sized by the random walk: the walk's points and its fitted
+    model (policy-free: a set keeps ways/n of its lines), beside the ring
+    chase's points over the same sizes and the ring's LRU model; dashed
+    lines at the two fitted capacities and at sysfs's size.  Returns False
+    (nothing drawn) when no level was sized by the walk."""
+    from .analysis.cache_model import kept_fraction
+
+    caches = [lv for lv in m.fit.levels if lv.size_bytes]
+    done = False
+    for k, lv in enumerate(caches):
+        t = lv.walk
+        if t is None or m.walk is None or k == 0:
+            continue
+        w = m.walk[(m.walk.size_bytes >= lv.size_bytes / 4) & (m.walk.size_bytes <= 4 * lv.size_bytes)]
+        r = m.latency[(m.latency.pattern == "random") & (m.latency.size_bytes >= w.size_bytes.min())
+                      & (m.latency.size_bytes <= w.size_bytes.max())]
+        ax.plot(w.size_bytes / 1024, w.latency_ns, "o", color="#1f77b4", ms=4,
+                label="random walk (mem_latency pattern=walk)")
+        ax.plot(r.size_bytes / 1024, r.latency_ns, "s", color="#7f7f7f", ms=4, mfc="none",
+                label="ring chase (pattern=random)")
+        sizes = np.geomspace(w.size_bytes.min(), w.size_bytes.max(), 300)
+        low = caches[k - 1]
+        h1 = np.minimum(1.0, low.size_bytes / sizes)
+        h = np.maximum(kept_fraction(sizes, t.size_bytes, t.ways, t.page_bytes, "walk"), h1)
+        l_here, l_next = t.latencies_ns
+        pen = (tlb_penalty(sizes, m.fit) if m.walk_tlb_corrected else 0.0)
+        ax.plot(sizes / 1024, low.latency_ns * h1 + l_here * (h - h1) + l_next * (1 - h) + pen,
+                "-", color="#1f77b4", lw=1.2, label="walk model (any replacement policy)")
+        mc = model_curve(m.fit, sizes)
+        ax.plot(mc.size_bytes / 1024, mc.latency_ns, "-", color="#7f7f7f", lw=1.2,
+                label="ring model (LRU sets)")
+        ax.axvline(lv.size_bytes / 1024, color="#1f77b4", ls="--", lw=1,
+                   label=f"{lv.name} from the walk: {lv.size_bytes / 1024:.0f} KiB")
+        ax.axvline(lv.ring_size_bytes[0] / 1024, color="#7f7f7f", ls="--", lw=1,
+                   label=f"{lv.name} from the ring: {lv.ring_size_bytes[0] / 1024:.0f} KiB")
+        rep = {c["level"]: c for c in m.machine.get("caches", []) if c["type"] in ("Data", "Unified")}
+        if rep.get(k + 1, {}).get("size_bytes"):
+            ax.axvline(rep[k + 1]["size_bytes"] / 1024, color="k", ls=":", lw=1,
+                       label=f"sysfs L{k + 1}: {rep[k + 1]['size_bytes'] / 1024:.0f} KiB")
+        done = True
+    if done:
+        ax.set_xscale("log", base=2)
+        ax.set_xlabel("working set (KiB, log scale)")
+        ax.set_ylabel("time per load (ns)")
+        ax.legend(fontsize=8)
+    return done
+
+
+def tlb_penalty(sizes, fit) -> np.ndarray:
+    """The fitted TLB levels' share of a random access's time over ``sizes`` (ns)."""
+    from .analysis.memory_fit import tlb_penalty_ns
+
+    return tlb_penalty_ns(sizes, fit.tlb)
+
+
 def level_evidence(m: MemoryMeasurement) -> pd.DataFrame:
     """One row per fitted level: size with its interval, latency, the shape
     of its transition, what sysfs reports at that level, and the evidence in
@@ -573,6 +669,10 @@ def level_evidence(m: MemoryMeasurement) -> pd.DataFrame:
         else:
             ev = (f"plateau of {lv.n_points} points at {lv.latency_ns:.3g} ns; its end fits "
                   + (describe_shape(lv.transition) if lv.transition else "a threshold crossing"))
+            if lv.ring_size_bytes:
+                ev += (f"; size from the random walk (whatever the replacement policy, a set "
+                       f"keeps ways/n of its lines), where the ring chase fitted as LRU sets "
+                       f"gave {lv.ring_size_bytes[0] / 1024:.0f} KiB")
             if sysfs and sysfs.get("size_bytes"):
                 r = lv.size_bytes / sysfs["size_bytes"]
                 ev += (f"; {100 * r:.0f} % of sysfs's L{i + 1}"

@@ -15,7 +15,8 @@ from benchlib.errors import BenchlibError
 
 
 @pytest.mark.parametrize("name,params,message", [
-    ("mem_latency", {"pattern": "zigzag"}, "must be one of stride, random"),
+    ("mem_latency", {"pattern": "zigzag"}, "must be one of stride, random, walk"),
+    ("mem_latency", {"pattern": "walk", "stride_bytes": 32}, "walk pattern needs stride_bytes >= 64"),
     ("mem_latency", {"huge_pages": "maybe"}, "must be one of off, on"),
     ("mem_bandwidth", {"op": "teleport"}, "must be one of read"),
     ("mem_bandwidth", {"op": "copy_libc", "stride_bytes": 64}, "dense"),
@@ -39,13 +40,25 @@ def _positive_samples(r):
 
 
 def test_random_and_stride_chases_return_ns_per_load():
-    for pattern, huge in (("stride", "off"), ("random", "on")):
+    for pattern, huge in (("stride", "off"), ("random", "on"), ("walk", "on")):
         r = benchlib.run("mem_latency", size_bytes="1M", stride_bytes=64, pattern=pattern,
                          huge_pages=huge, profile="smoke")
         _positive_samples(r)
         assert r.params["pattern"] == pattern
         # ns per load is the unit: the value is the time of one iteration
         assert r.samples == pytest.approx(r.ns_per_iteration)
+
+
+def test_walk_in_c_rejects_what_python_would():
+    """The C library's own checks (a caller that skips the registry)."""
+    from benchlib._native import ffi, lib
+
+    o = ffi.new("bl_opts *")
+    ns, tk, info = ffi.new("double[8]"), ffi.new("double[8]"), ffi.new("bl_info *")
+    assert lib.bl_mem_latency(1 << 20, 32, lib.BL_CHASE_WALK, 0, o, ns, tk, info) != 0
+    assert b"8 pointers" in ffi.string(lib.bl_last_error())
+    assert lib.bl_mem_latency_spin(1 << 20, 64, lib.BL_CHASE_WALK, 0, 5, o, ns, tk, info) != 0
+    assert b"spin_adds" in ffi.string(lib.bl_last_error())
 
 
 def test_huge_pages_are_reported():

@@ -182,7 +182,9 @@ def test_fit_memory_intel_like_with_clock_and_json():
     assert set(d) == {"levels", "line_size_bytes", "line", "tlb", "stride_bytes_used", "notes"}
     assert set(d["levels"][0]) == {"name", "size_bytes", "size_bytes_low", "size_bytes_high",
                                    "latency_ns", "latency_ns_err", "latency_cycles", "n_points",
-                                   "ways", "page_bytes_fitted", "shape", "threshold_size_bytes"}
+                                   "ways", "page_bytes_fitted", "shape", "threshold_size_bytes",
+                                   "size_from", "ring_size_bytes"}
+    assert {lv["size_from"] for lv in d["levels"][:-1]} <= {"ring", "threshold"}
     t = fit.table()
     assert list(t["name"]) == ["L1", "L2", "L3", "memory"]
     assert pd.isna(t["size_bytes"].iloc[-1])

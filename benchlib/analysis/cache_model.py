@@ -27,7 +27,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.special import betainc
+from scipy.special import betainc, gammaln
 
 SMALL_PAGE = 4096
 HUGE_PAGE = 2 << 20
@@ -40,11 +40,22 @@ GRID_PER_OCTAVE = 48
 SEARCH_OCTAVES = 1.5
 
 
-def kept_fraction(ws_bytes, cache_bytes, ways: int, page_bytes: float) -> np.ndarray:
+def kept_fraction(ws_bytes, cache_bytes, ways: int, page_bytes: float,
+                  access: str = "ring") -> np.ndarray:
     """Fraction of a cyclic random chase's lines that an LRU ``ways``-way,
     physically indexed cache of ``cache_bytes`` keeps, the working set
     ``ws_bytes`` lying on pages of ``page_bytes`` at random physical
-    addresses.  ``ws_bytes`` and ``cache_bytes`` broadcast."""
+    addresses.  ``ws_bytes`` and ``cache_bytes`` broadcast.
+
+    ``access="walk"``: a random walk instead of a ring (mem_latency
+    pattern=walk): lines are revisited at random intervals, so a set that n
+    lines share keeps ways/n of them whatever its replacement policy (under
+    independent, uniform references every policy that fills the set holds an
+    exchangeable subset of it), where the ring's LRU set keeps none."""
+    if access == "walk":
+        return _kept_walk(ws_bytes, cache_bytes, ways, page_bytes)
+    if access != "ring":
+        raise ValueError(f"access must be 'ring' or 'walk'; got {access!r}")
     w, c = np.broadcast_arrays(np.asarray(ws_bytes, float), np.asarray(cache_bytes, float))
     colours = c / ways / page_bytes
     w, c, colours = np.atleast_1d(w), np.atleast_1d(c), np.atleast_1d(colours)
@@ -63,6 +74,31 @@ def kept_fraction(ws_bytes, cache_bytes, ways: int, page_bytes: float) -> np.nda
         # P(Binomial(n, p) <= k) = I_{1-p}(n - k, k + 1), also for real n
         v[big] = betainc(n[big] - k, k + 1, 1.0 - p[big])
         out[grad] = v
+    return out
+
+
+def _kept_walk(ws_bytes, cache_bytes, ways: int, page_bytes: float) -> np.ndarray:
+    """E[min(1, ways / n)] over the sets the walk's lines sit in: n = W / way
+    where the index lies inside the page, else 1 + Binomial(N, 1/colours)
+    with N the other pages, as ``P(X < ways) + ways (E[1/(1+X)] -
+    sum_{k<ways} pmf(k)/(k+1))`` and E[1/(1+X)] = (1 - (1-p)^(N+1)) / ((N+1) p)."""
+    w, c = np.broadcast_arrays(np.asarray(ws_bytes, float), np.asarray(cache_bytes, float))
+    w, c = np.atleast_1d(w), np.atleast_1d(c)
+    colours = c / ways / page_bytes
+    out = np.minimum(1.0, c / np.maximum(w, 1e-12))          # index inside the page
+    grad = colours > 1.0
+    if grad.any():
+        n = np.maximum(np.round(w[grad] / page_bytes), 1.0) - 1.0   # the other pages
+        p = 1.0 / colours[grad]
+        k = np.arange(ways, dtype=float)[:, None]                   # 0 .. ways-1
+        ok = k <= n[None, :]
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            logpmf = (gammaln(n + 1)[None, :] - gammaln(k + 1) - gammaln(np.maximum(n - k, 0) + 1)
+                      + k * np.log(p)[None, :] + (n - k)[...] * np.log1p(-p)[None, :])
+            pmf = np.where(ok, np.exp(logpmf), 0.0)
+            inv = -np.expm1((n + 1) * np.log1p(-p)) / ((n + 1) * p)
+        v = pmf.sum(axis=0) + ways * (inv - (pmf / (k + 1)).sum(axis=0))
+        out[grad] = np.clip(v, 0.0, 1.0)
     return out
 
 
@@ -108,7 +144,7 @@ def staircase(ws_bytes, latencies_ns, transitions) -> np.ndarray:
     return lat
 
 
-def _nested(w, lats, fixed, k, hk, colours_k):
+def _nested(w, lats, fixed, k, hk, colours_k, access="ring"):
     """Latency and its placement variance for a batch of candidate kept
     fractions ``hk`` (B, n) of level k (with ``colours_k`` page colours, (B, 1)),
     every other level held at ``fixed``.
@@ -124,7 +160,7 @@ def _nested(w, lats, fixed, k, hk, colours_k):
             h, col = hk, colours_k
         else:
             c, wy, pg = fixed[j]
-            h = kept_fraction(w, c, wy, pg)[None, :]
+            h = kept_fraction(w, c, wy, pg, access)[None, :]
             col = colours(c, wy, pg)
         h = np.maximum(h, prev)
         lat = lat + lats[j] * (h - prev)
@@ -134,7 +170,7 @@ def _nested(w, lats, fixed, k, hk, colours_k):
     return lat + lats[-1] * (1 - prev), var
 
 
-def _fit_one(w, y, sigma, lats, fixed, k, guess, pages, ways_grid):
+def _fit_one(w, y, sigma, lats, fixed, k, guess, pages, ways_grid, access="ring"):
     """Chi-square over a grid of capacities for level k and every shape
     (ways, page), the other levels held at ``fixed``.  Returns (grid,
     {shape key: (chi array, ways, page)}); shapes that are sharp over the
@@ -147,9 +183,9 @@ def _fit_one(w, y, sigma, lats, fixed, k, guess, pages, ways_grid):
             key = ("sharp", ways) if bool(np.all(grid / ways <= page)) else (ways, page)
             if key in shapes:
                 continue
-            hk = kept_fraction(w[None, :], grid[:, None], ways, page)
+            hk = kept_fraction(w[None, :], grid[:, None], ways, page, access)
             col = np.maximum(1.0, grid / ways / page)[:, None]
-            lat, var = _nested(w, lats, fixed, k, hk, col)
+            lat, var = _nested(w, lats, fixed, k, hk, col, access)
             lat = np.maximum(lat, 1e-12)
             s2 = sigma ** 2 + var / lat ** 2
             r2 = (y[None, :] - np.log(lat)) ** 2 / s2
@@ -161,7 +197,8 @@ def _fit_one(w, y, sigma, lats, fixed, k, guess, pages, ways_grid):
 
 def fit_transitions(ws_bytes, latency_ns, latencies_ns, guesses_bytes, sigma: float,
                     pages=(SMALL_PAGE, HUGE_PAGE), ways_grid=WAYS_GRID,
-                    rounds: int = 2) -> list[Transition]:
+                    rounds: int = 2, access: str = "ring", start=None,
+                    free=None) -> list[Transition]:
     """Fit every cache's capacity to a latency-vs-working-set curve.
 
     ``latencies_ns``: the plateau latencies, main memory last;
@@ -173,16 +210,25 @@ def fit_transitions(ws_bytes, latency_ns, latencies_ns, guesses_bytes, sigma: fl
     current fit, for ``rounds`` rounds.  The interval is the contiguous run of
     capacities whose best chi-square (over shapes) is within DELTA_CHI2 of the
     minimum: a profile likelihood, so a sharp step between two measured
-    sizes gets the whole gap between them and its middle as the estimate."""
+    sizes gets the whole gap between them and its middle as the estimate.
+
+    ``access``: how the curve revisited its lines (see kept_fraction);
+    ``start``: a (size, ways, page) per cache to start from (default: the
+    guesses, 8-way, huge pages); ``free``: the indices of the caches fitted
+    (default all; the others are held at their shapes, and only the fitted
+    ones are returned)."""
     w = np.asarray(ws_bytes, float)
     y = np.log(np.asarray(latency_ns, float))
     sigma = np.maximum(np.asarray(sigma, float), 1e-3)      # one, or one per point
     lats = [float(v) for v in latencies_ns]
-    fixed = [(float(g), 8, HUGE_PAGE) for g in guesses_bytes]
+    fixed = ([(float(c), int(wy), int(pg)) for c, wy, pg in start] if start is not None
+             else [(float(g), 8, HUGE_PAGE) for g in guesses_bytes])
     out: list[Transition | None] = [None] * len(fixed)
+    fitted = range(len(fixed)) if free is None else sorted(free)
     for _ in range(rounds):
-        for k in range(len(fixed)):
-            grid, shapes = _fit_one(w, y, sigma, lats, fixed, k, fixed[k][0], pages, ways_grid)
+        for k in fitted:
+            grid, shapes = _fit_one(w, y, sigma, lats, fixed, k, fixed[k][0], pages, ways_grid,
+                                    access)
             chis = np.array([s[0] for s in shapes.values()])
             prof = chis.min(axis=0)
             i = int(np.argmin(prof))
@@ -226,13 +272,85 @@ def fit_transitions(ws_bytes, latency_ns, latencies_ns, guesses_bytes, sigma: fl
         # of their squares judges the fit without letting a few points that
         # interference slowed decide it
         c0, w0, p0 = fixed[0]
-        lat, var = _nested(w, lats, fixed, 0, kept_fraction(w, c0, w0, p0)[None, :],
-                           np.array([[colours(c0, w0, p0)]]))
+        lat, var = _nested(w, lats, fixed, 0, kept_fraction(w, c0, w0, p0, access)[None, :],
+                           np.array([[colours(c0, w0, p0)]]), access)
         lat = np.maximum(lat[0], 1e-12)
         r2 = (y - np.log(lat)) ** 2 / (sigma ** 2 + var[0] / lat ** 2)
         for t in res:
             t.r2_median = float(np.median(r2))
     return res
+
+
+def fit_walk(ws_bytes, latency_ns, guess_bytes: float, below: tuple[float, float] | None,
+             pages=(SMALL_PAGE, HUGE_PAGE), ways_grid=WAYS_GRID) -> Transition:
+    """One cache's capacity from a random walk's latency curve
+    (``access="walk"``: whatever the replacement policy, a set that n lines
+    share keeps ways/n of them), with its 95 % interval.
+
+    ``below``: (capacity, latency) of the cache under it, whose set index
+    lies inside the page (its walk keeps min(1, C/W)), or None.  The
+    latencies of this cache and of the level above it are not taken from
+    elsewhere: for each capacity and shape (ways, page) they are the
+    weighted least-squares solution (the model is linear in them), so
+    neither a ring chase's plateau nor its TLB share enters.  The noise is
+    estimated from the best fit's residuals (chi-square per degree of
+    freedom 1), and the interval is the capacities within DELTA_CHI2 of the
+    best, over every shape (a profile likelihood)."""
+    w = np.asarray(ws_bytes, float)
+    y = np.asarray(latency_ns, float)
+    if len(w) < 6:
+        raise ValueError("a walk curve needs at least 6 sizes")
+    n = int(SEARCH_OCTAVES * GRID_PER_OCTAVE)
+    grid = guess_bytes * 2.0 ** (np.arange(-n, n + 1) / GRID_PER_OCTAVE)
+    h_lo = (np.minimum(1.0, below[0] / w) if below else np.zeros_like(w))
+    base = (below[1] * h_lo) if below else np.zeros_like(w)
+    wt = 1.0 / y                                   # relative residuals
+    best: dict = {}
+    for page in pages:
+        for ways in ways_grid:
+            h = np.maximum(kept_fraction(w[None, :], grid[:, None], ways, page, "walk"),
+                           h_lo[None, :])
+            a1, a2 = (h - h_lo[None, :]) * wt, (1.0 - h) * wt      # (grid, n)
+            t = (y - base) * wt
+            # 2x2 normal equations per capacity
+            s11, s12, s22 = (a1 * a1).sum(1), (a1 * a2).sum(1), (a2 * a2).sum(1)
+            b1, b2 = (a1 * t).sum(1), (a2 * t).sum(1)
+            det = s11 * s22 - s12 ** 2
+            with np.errstate(divide="ignore", invalid="ignore"):
+                l1 = (b1 * s22 - b2 * s12) / det
+                l2 = (s11 * b2 - s12 * b1) / det
+            rss = ((t[None, :] - a1 * l1[:, None] - a2 * l2[:, None]) ** 2).sum(1)
+            bad = ~np.isfinite(rss) | ~(l1 > 0) | ~(l2 > l1)
+            rss = np.where(bad, np.inf, rss)
+            best[(ways, page)] = (rss, l1, l2)
+    rss_all = np.array([v[0] for v in best.values()])
+    prof = rss_all.min(axis=0)
+    i = int(np.argmin(prof))
+    if not np.isfinite(prof[i]):
+        raise ValueError("no capacity fits the walk curve")
+    s2 = prof[i] / max(len(w) - 3, 1)               # noise from the best fit
+    chi = prof / s2
+    ok = np.nonzero(chi <= chi[i] + DELTA_CHI2)[0]
+    lo, hi = i, i
+    while lo > 0 and chi[lo - 1] <= chi[i] + DELTA_CHI2:
+        lo -= 1
+    while hi + 1 < len(grid) and chi[hi + 1] <= chi[i] + DELTA_CHI2:
+        hi += 1
+    # never narrower than the grid's own step either side
+    lo, hi = max(min(lo, i - 1), 0), min(max(hi, i + 1), len(grid) - 1)
+    keys = list(best)
+    k_best = keys[int(np.argmin(rss_all[:, i]))]
+    fits = [k for j, k in enumerate(keys) if rss_all[j, i] / s2 <= chi[i] + DELTA_CHI2]
+    ways, page = k_best
+    t = Transition(size_bytes=float(grid[i]), size_bytes_low=float(grid[lo]),
+                   size_bytes_high=float(grid[hi]), ways=int(ways),
+                   ways_resolved=len({k[0] for k in fits}) == 1, page_bytes=int(page),
+                   page_resolved=len({k[1] for k in fits}) == 1,
+                   gradual=bool(grid[i] / ways >= 2 * page), chi2=float(chi[i]), n_points=len(w),
+                   deviance=float(chi[i]))
+    t.latencies_ns = (float(best[k_best][1][i]), float(best[k_best][2][i]))
+    t.edge_of_grid = bool(ok.min() == 0 or ok.max() == len(grid) - 1)
+    return t
 
 
 def describe_shape(t: Transition) -> str:
@@ -249,5 +367,6 @@ def colours(cache_bytes: float, ways: int, page_bytes: float) -> float:
     return max(1.0, cache_bytes / ways / page_bytes)
 
 
-__all__ = ["kept_fraction", "staircase", "fit_transitions", "Transition", "describe_shape",
+__all__ = ["kept_fraction", "staircase", "fit_transitions", "fit_walk", "Transition",
+           "describe_shape",
            "SMALL_PAGE", "HUGE_PAGE", "colours"]

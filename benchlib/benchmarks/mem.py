@@ -40,6 +40,9 @@ def _check_mem_latency(p: dict) -> None:
     if size // stride < 2:
         raise BenchlibError(
             f"size_bytes ({size}) must hold at least two slots of stride_bytes ({stride})")
+    if p.get("pattern") == "walk" and stride < 64:
+        raise BenchlibError(f"the walk pattern needs stride_bytes >= 64 (8 pointers a slot); "
+                            f"got {stride}")
 
 
 _PATTERNS = ops("BL_CHASE_")  # stride, random
@@ -54,7 +57,10 @@ register(Benchmark(
                   min=8, max=MAX_BUFFER),
             Param("pattern", "choice", "stride",
                   "stride: slot i -> i+1, as the lmbench paper (prefetchers help); random: 2 MiB "
-                  "windows in random order, each window's slots in random order (defeats prefetchers)",
+                  "windows in random order, each window's slots in random order (defeats prefetchers); "
+                  "walk: a random walk, each slot's next one of 8 chosen at random (stride_bytes "
+                  ">= 64): lines revisited at random intervals, so a cache keeps ways/n of a set "
+                  "whatever its replacement policy",
                   choices=tuple(_PATTERNS)),
             Param("huge_pages", "choice", "off",
                   "on: madvise(MADV_HUGEPAGE), off: madvise(MADV_NOHUGEPAGE); the bytes really "

@@ -145,10 +145,15 @@ int bl_bcopy(size_t size_bytes, const bl_opts *o, double *ns, double *ticks, bl_
 /* memory.c: dependent loads chasing a pointer ring over size_bytes, one slot
  * every stride_bytes.  pattern BL_CHASE_STRIDE: slot i -> i+1 (prefetchers
  * see a stride); BL_CHASE_RANDOM: random order, page by page, each page's
- * slots in random order.
+ * slots in random order; BL_CHASE_WALK: a random walk, not a ring: every
+ * slot holds 8 pointers (stride_bytes >= 64), pointer j of slot i leads to
+ * slot perm_j(i) for 8 random permutations, and each load takes the pointer
+ * a register xorshift names, so lines are revisited at random intervals and
+ * any replacement policy keeps ways/n of a set that n lines share (the ring
+ * makes an LRU set of n > ways lines miss every time).
  * huge_pages 1 asks for transparent huge pages, 0 refuses them.  One
  * iteration is one load. */
-enum { BL_CHASE_STRIDE = 0, BL_CHASE_RANDOM = 1 };
+enum { BL_CHASE_STRIDE = 0, BL_CHASE_RANDOM = 1, BL_CHASE_WALK = 2 };
 int bl_mem_latency(size_t size_bytes, size_t stride_bytes, int pattern, int huge_pages,
                    const bl_opts *o, double *ns, double *ticks, bl_info *info);
 /* The same chase with `spin_adds` dependent adds after each load: every line

@@ -145,6 +145,64 @@ static int chase_spin_body(void *ctx, int64_t iters)
     return BL_OK;
 }
 
+/* The random walk: the next slot is pointer (r & 7) of this one, r a
+ * xorshift in a register.  r does not depend on the loads, so its three
+ * operations overlap them: the loads form the only dependent chain. */
+typedef struct {
+    void **p;
+    uint64_t r;
+} walk_ctx;
+
+static volatile uint64_t walk_sink;
+
+static int walk_body(void *ctx, int64_t iters)
+{
+    walk_ctx *c = ctx;
+    void **p = c->p;
+    uint64_t r = c->r;
+    for (int64_t i = 0; i < iters; i++) {
+        p = (void **)p[r & 7];
+        r ^= r << 13;
+        r ^= r >> 7;
+        r ^= r << 17;
+    }
+    c->p = p;
+    c->r = r;
+    chase_sink = p;
+    walk_sink = r;
+    return BL_OK;
+}
+
+/* Slot i's pointer j leads to slot perm_j(i): 8 random permutations, so
+ * every slot has 8 ways in and 8 out and the walk visits all slots alike. */
+static int link_walk(char *base, size_t stride, size_t n)
+{
+    size_t *perm = malloc(n * sizeof *perm);
+    if (!perm) {
+        bl_set_error("cannot allocate the walk's permutations");
+        return BL_ENOMEM;
+    }
+    for (int j = 0; j < 8; j++) {
+        for (size_t i = 0; i < n; i++)
+            perm[i] = i;
+        shuffle(perm, n);
+        for (size_t i = 0; i < n; i++)
+            ((void **)(base + i * stride))[j] = base + perm[i] * stride;
+    }
+    free(perm);
+    return BL_OK;
+}
+
+static int run_walk(buffer *b, size_t n, const bl_opts *o, double *ns, double *ticks,
+                    bl_info *info)
+{
+    walk_ctx c = {(void **)b->base, 0x9E3779B97F4A7C15ull};
+    /* as many steps as slots first: a walk that fits a cache is measured in it */
+    walk_body(&c, (int64_t)(n < ((size_t)1 << 20) ? 4 * n : ((size_t)1 << 20)));
+    info->helper_cpu = -1;
+    return bl_measure(walk_body, NULL, &c, o, ns, ticks, info);
+}
+
 /* Link the slots at the given byte offsets, in that order, into one ring. */
 static void link_ring(char *base, const size_t *offsets, size_t n)
 {
@@ -228,8 +286,17 @@ int bl_mem_latency_spin(size_t size_bytes, size_t stride_bytes, int pattern, int
                      size_bytes, stride_bytes);
         return BL_EINVAL;
     }
-    if (pattern != 0 && pattern != 1) {
+    if (pattern != BL_CHASE_STRIDE && pattern != BL_CHASE_RANDOM && pattern != BL_CHASE_WALK) {
         bl_set_error("unknown pattern %d", pattern);
+        return BL_EINVAL;
+    }
+    if (pattern == BL_CHASE_WALK && spin_adds != 0) {
+        bl_set_error("the walk pattern takes no spin_adds");
+        return BL_EINVAL;
+    }
+    if (pattern == BL_CHASE_WALK && stride_bytes < 8 * sizeof(void *)) {
+        bl_set_error("the walk pattern needs stride_bytes >= %zu (8 pointers a slot)",
+                     8 * sizeof(void *));
         return BL_EINVAL;
     }
     buffer b = {0};
@@ -237,6 +304,15 @@ int bl_mem_latency_spin(size_t size_bytes, size_t stride_bytes, int pattern, int
     if (rc != BL_OK)
         return rc;
     size_t n = size_bytes / stride_bytes;
+    if (pattern == BL_CHASE_WALK) {
+        rc = link_walk(b.base, stride_bytes, n);
+        if (rc == BL_OK) {
+            info->huge_bytes = (double)huge_bytes(b.base, size_bytes);
+            rc = run_walk(&b, n, o, ns, ticks, info);
+        }
+        buffer_unmap(&b);
+        return rc;
+    }
     if (pattern == 0) {
         /* The paper's method: slot i points to slot i+1, prefetchers and all. */
         for (size_t i = 0; i < n; i++)

@@ -1,0 +1,162 @@
+"""The random walk (mem_latency pattern=walk) and the capacity fitted to it.
+
+A ring revisits a set's lines in one fixed cycle, so what a cache keeps past
+its capacity depends on its replacement policy; a random walk revisits them
+at random intervals, so any policy keeps ways/n of a set that n lines share.
+Checked here on a line-by-line simulation of one physically indexed cache
+(random 4 KiB page placement; LRU, random replacement or a mix), with known
+answers, and on the closed form.  No live timing."""
+import numpy as np
+import pandas as pd
+import pytest
+from scipy.stats import binom
+
+from benchlib.analysis.cache_model import fit_transitions, fit_walk, kept_fraction
+from benchlib.analysis.memory_fit import Level, MemoryFit, refit_with_walk
+
+K = 1024
+PAGE = 4096
+LINE = 64
+
+
+# ------------------------------------------------------------------ closed form
+
+@pytest.mark.parametrize("ws, cache, ways, page", [
+    (512 * K, 1 << 20, 16, PAGE), (1 << 20, 1 << 20, 16, PAGE), (3 << 20, 1 << 20, 16, PAGE),
+    (700 * K, 512 * K, 8, PAGE), (40 * K, 32 * K, 8, PAGE), (6 << 20, 4 << 20, 16, 2 << 20)])
+def test_walk_kept_fraction_is_the_binomial_average_of_ways_over_n(ws, cache, ways, page):
+    colours = cache / ways / page
+    got = float(kept_fraction(ws, cache, ways, page, "walk")[0])
+    if colours <= 1:                      # index inside the page: W / way lines in every set
+        assert got == pytest.approx(min(1.0, cache / ws))
+    else:
+        others = round(ws / page) - 1
+        k = np.arange(others + 1)
+        want = float((binom.pmf(k, others, 1 / colours) * np.minimum(1.0, ways / (k + 1))).sum())
+        assert got == pytest.approx(want, rel=1e-9)
+
+
+def test_walk_keeps_more_than_a_ring_past_the_capacity():
+    w = np.array([1.2, 1.5, 2.0]) * (1 << 20)
+    walk = kept_fraction(w, 1 << 20, 16, PAGE, "walk")
+    ring = kept_fraction(w, 1 << 20, 16, PAGE)
+    assert (walk > ring).all() and walk[-1] == pytest.approx(0.5, abs=0.01)
+    with pytest.raises(ValueError, match="access"):
+        kept_fraction(w, 1 << 20, 16, PAGE, "zigzag")
+
+
+# ------------------------------------------------------------------ simulation
+
+def _stream(n_lines, kind, steps, rng):
+    """Line numbers a chase visits: a ring (one random cycle, lap after lap)
+    or the walk (8 random permutations, each step takes one at random)."""
+    if kind == "ring":
+        order = rng.permutation(n_lines)
+        return np.resize(order, steps)
+    perms = np.stack([rng.permutation(n_lines) for _ in range(8)])
+    out = np.empty(steps, dtype=np.int64)
+    cur = 0
+    choice = rng.integers(0, 8, steps)
+    for i in range(steps):
+        cur = perms[choice[i], cur]
+        out[i] = cur
+    return out
+
+
+def _hit_rate(ws, cache, ways, policy, kind, seed):
+    """One cache, lines on 4 KiB pages at random frames: the fraction of the
+    chase's accesses (after a warm-up lap) that hit.  policy: "lru",
+    "random", or a float p: the LRU victim, or with probability p a random
+    one."""
+    rng = np.random.default_rng(seed)
+    n_lines = ws // LINE
+    sets = cache // LINE // ways
+    per_page = PAGE // LINE
+    frames = rng.choice(1 << 20, size=n_lines // per_page, replace=False)
+    set_of = ((frames[:, None] * per_page + np.arange(per_page)[None, :]).ravel()) % sets
+    steps = 8 * n_lines
+    refs = _stream(n_lines, kind, steps, rng)
+    p_random = 1.0 if policy == "random" else 0.0 if policy == "lru" else float(policy)
+    coin, pick = rng.random(steps), rng.integers(0, ways, steps)
+    content = [[] for _ in range(sets)]       # most recent first
+    hits = 0
+    warm = 2 * n_lines
+    for i, line in enumerate(refs):
+        s = content[set_of[line]]
+        if line in s:
+            s.remove(line)
+            hits += i >= warm
+        elif len(s) >= ways:
+            s.pop(pick[i] if coin[i] < p_random else -1)
+        s.insert(0, line)
+    return hits / (steps - warm)
+
+
+CACHE, WAYS = 64 * K, 4            # 4 page colours: a gradual transition
+L_HIT, L_MISS = 3.0, 10.0
+SIZES = (CACHE * 2.0 ** (np.arange(-8, 17) / 8)).astype(int) // PAGE * PAGE
+
+
+@pytest.fixture(scope="module")
+def curves():
+    out = {}
+    for policy in ("lru", "random", 0.3):
+        for kind in ("ring", "walk"):
+            h = np.array([_hit_rate(int(w), CACHE, WAYS, policy, kind, seed=11 + j)
+                          for j, w in enumerate(SIZES)])
+            out[policy, kind] = L_HIT * h + L_MISS * (1 - h)
+    return out
+
+
+@pytest.mark.parametrize("policy", ["lru", "random", 0.3])
+def test_walk_recovers_the_capacity_whatever_the_policy(curves, policy):
+    t = fit_walk(SIZES, curves[policy, "walk"], guess_bytes=1.3 * CACHE, below=None)
+    assert abs(t.size_bytes / CACHE - 1) < 0.10
+    assert t.size_bytes_low <= CACHE * 1.1 and t.size_bytes_high >= CACHE * 0.9
+    assert t.latencies_ns[0] == pytest.approx(L_HIT, rel=0.05)
+
+
+def test_the_ring_fitted_as_lru_overstates_a_cache_that_is_not_lru(curves):
+    def ring_fit(policy):
+        return fit_transitions(SIZES, curves[policy, "ring"], [L_HIT, L_MISS], [CACHE],
+                               sigma=0.01, pages=(PAGE,))[0].size_bytes
+    assert abs(ring_fit("lru") / CACHE - 1) < 0.10          # the ring's model is LRU
+    assert ring_fit("random") > 1.2 * CACHE                 # random replacement keeps more
+    # the walk sees the same cache alike under every policy
+    walks = [fit_walk(SIZES, curves[p, "walk"], 1.3 * CACHE, None).size_bytes
+             for p in ("lru", "random", 0.3)]
+    assert max(walks) / min(walks) < 1.1
+
+
+# ------------------------------------------------------------------ the fit's use of it
+
+def _fit_with_l2(ring_bytes):
+    lv = [Level("L1", 48 * K, 45 * K, 50 * K, 0.9, 0.01, None, 10),
+          Level("L2", ring_bytes, 0.95 * ring_bytes, 1.05 * ring_bytes, 3.1, 0.01, None, 10),
+          Level("memory", None, None, None, 10.0, 0.1, None, 10)]
+    return MemoryFit(levels=lv, line_size_bytes=64, tlb=[], stride_bytes_used=64)
+
+
+def test_refit_with_walk_replaces_the_ring_size_and_keeps_it():
+    c = 1 << 20
+    w = (c * 2.0 ** (np.arange(-16, 17) / 8)).astype(float)
+    h1 = np.minimum(1.0, 48 * K / w)
+    h = np.maximum(kept_fraction(w, c, 16, PAGE, "walk"), h1)
+    rng = np.random.default_rng(7)
+    y = (0.9 * h1 + 3.1 * (h - h1) + 10.0 * (1 - h)) * np.exp(rng.normal(0, 0.01, len(w)))
+    fit = _fit_with_l2(1.25 * c)
+    refit_with_walk(fit, pd.DataFrame({"size_bytes": w, "latency_ns": y}))
+    l2 = fit.levels[1]
+    assert abs(l2.size_bytes / c - 1) < 0.05 and l2.ring_size_bytes[0] == 1.25 * c
+    assert l2.to_dict()["size_from"] == "walk" and l2.to_dict()["ring_size_bytes"] == 1.25 * c
+    assert any("not LRU" in n for n in fit.notes)
+    assert fit.levels[0].ring_size_bytes is None          # the first level keeps the ring's
+
+
+def test_refit_with_walk_leaves_levels_the_walk_does_not_span():
+    fit = _fit_with_l2(1 << 20)
+    w = np.array([256, 320, 384, 448, 512, 640], float) * K    # stops at 0.6 x the L2
+    refit_with_walk(fit, pd.DataFrame({"size_bytes": w, "latency_ns": np.full(6, 3.1)}))
+    assert fit.levels[1].size_bytes == 1 << 20 and fit.levels[1].ring_size_bytes is None
+    with pytest.raises(Exception, match="latency_ns"):
+        refit_with_walk(fit, pd.DataFrame({"size_bytes": w}))
