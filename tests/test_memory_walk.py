@@ -160,3 +160,18 @@ def test_refit_with_walk_leaves_levels_the_walk_does_not_span():
     assert fit.levels[1].size_bytes == 1 << 20 and fit.levels[1].ring_size_bytes is None
     with pytest.raises(Exception, match="latency_ns"):
         refit_with_walk(fit, pd.DataFrame({"size_bytes": w}))
+
+
+def test_a_ring_size_beyond_every_reported_cache_says_why():
+    from benchlib.analysis.line_tlb import compare_with_reported
+
+    fit = _fit_with_l2(1 << 20)
+    fit.levels.insert(2, Level("L3", 42 << 20, 36 << 20, 49 << 20, 10.0, 0.1, None, 10))
+    rep = [{"level": 1, "type": "Data", "size_bytes": 48 * K},
+           {"level": 2, "type": "Unified", "size_bytes": 1 << 20},
+           {"level": 3, "type": "Unified", "size_bytes": 32 << 20}]
+    notes = compare_with_reported(fit, rep).set_index("level")["note"]
+    assert "replacement policy is not LRU" in notes["L3"]
+    assert "replacement policy" not in notes["L2"]
+    fit.levels[2].ring_size_bytes = (42 << 20, 36 << 20, 49 << 20)   # sized by a walk: no such note
+    assert "replacement policy" not in compare_with_reported(fit, rep).set_index("level")["note"]["L3"]

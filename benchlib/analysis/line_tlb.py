@@ -382,6 +382,14 @@ def compare_with_reported(fit: MemoryFit, caches: list[dict]) -> pd.DataFrame:
                                 f"resolution)")
             if interval_note:
                 row["note"] += "; " + interval_note
+        held = sum(v for j, v in rep.items() if j <= k)
+        if rep and lo > held and getattr(lv, "ring_size_bytes", None) is None:
+            row["note"] += (("; " if row["note"] else "")
+                            + f"more than the reported caches up to L{k} hold together "
+                              f"({held / 1024:.0f} KiB): a cache whose replacement policy is not "
+                              "LRU keeps part of a ring larger than itself, which the ring's LRU "
+                              "model reads as capacity (the random walk, which is not misled, "
+                              "runs only within the TLB's reach)")
         rows.append(row)
     if len(cache_levels) < len(rep_levels):
         missing = [f"L{k}" for k in rep_levels if k > len(cache_levels)]
