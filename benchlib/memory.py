@@ -15,11 +15,12 @@ import numpy as np
 import pandas as pd
 
 from .analysis import intervals as iv
-from .analysis.memory_fit import MemoryFit, compare_with_reported, fit_memory, refit_with_walk
+from .analysis.memory_fit import MemoryFit, compare_with_reported, fit_memory
+from .analysis.memory_walk import refit_with_walk
 from .analysis.stats import bootstrap_median_ci
 from .errors import BenchlibError
 from .harness import Profile, sweep
-from .metadata import machine_info
+from .metadata import machine_info, reported_tlb, tlb_with_reported
 from .registry import available_memory_bytes
 
 # Sampling for each point of the grid: many points, each short; the fit
@@ -345,7 +346,7 @@ def measure_walk(fit: MemoryFit, per_octave: int, passes: int, prof, progress: b
     """The random walk (mem_latency pattern=walk) from a quarter of each
     cache's ring size to 4 times it, for every cache above the first whose
     range stays inside the second TLB level's reach; the fit's sizes are
-    then taken from it (memory_fit.refit_with_walk).  None when no cache
+    then taken from it (analysis.memory_walk.refit_with_walk).  None when no cache
     qualifies."""
     caches = [lv.size_bytes for lv in fit.levels if lv.size_bytes][1:]
     reach = max((t["reach_bytes"] for t in fit.tlb if t.get("reach_bytes")), default=WALK_MAX_BYTES)
@@ -495,164 +496,6 @@ def ousterhout_table5_row(bw: pd.DataFrame, label: str) -> pd.DataFrame:
 
 
 # ------------------------------------------------ what the CPU reports: TLB
-
-def reported_tlb() -> dict:
-    """Data-TLB entries for 4 KiB pages as the CPU reports them, per level:
-    {"levels": {1: n, 2: n}, "source": "...", "note": "..."}.  Intel: cpuid
-    leaf 0x18 (deterministic address translation); AMD: leaves 0x80000005/6;
-    /proc/cpuinfo's "TLB size" (AMD, one figure: the L2).  A guest's cpuid is
-    the hypervisor's to fill: it may be empty or invented, and the note says
-    where the figures came from."""
-    from ._native import ffi, lib
-
-    out = {"levels": {}, "source": None, "note": ""}
-    regs = ffi.new("unsigned[4]")
-    if lib.bl_cpuid(0, 0, regs) != 0:
-        out["note"] = "not an x86 CPU: no cpuid; TLB sizes unknown"
-        return out
-    vendor = b"".join(int(r).to_bytes(4, "little") for r in (regs[1], regs[3], regs[2])).decode(
-        "ascii", "replace")
-    max_leaf = int(regs[0])
-    if vendor == "GenuineIntel" and max_leaf >= 0x18:
-        lib.bl_cpuid(0x18, 0, regs)
-        n_sub = int(regs[0])
-        for sub in range(n_sub + 1):
-            lib.bl_cpuid(0x18, sub, regs)
-            edx, ebx, ecx = int(regs[3]), int(regs[1]), int(regs[2])
-            kind, level = edx & 0x1F, (edx >> 5) & 0x7
-            if kind in (1, 3, 4) and ebx & 1:            # data, unified or load; 4K pages
-                entries = ((ebx >> 16) & 0xFFFF) * ecx
-                out["levels"][level] = max(out["levels"].get(level, 0), entries)
-        out["source"] = "cpuid leaf 0x18"
-    elif vendor == "AuthenticAMD":
-        lib.bl_cpuid(0x80000000, 0, regs)
-        if int(regs[0]) >= 0x80000006:
-            lib.bl_cpuid(0x80000005, 0, regs)
-            l1 = (int(regs[1]) >> 16) & 0xFF
-            lib.bl_cpuid(0x80000006, 0, regs)
-            l2 = (int(regs[1]) >> 16) & 0xFFF
-            out["levels"] = {k: v for k, v in ((1, l1), (2, l2)) if v}
-            out["source"] = "cpuid leaves 0x80000005/6"
-    for line in (_read_text("/proc/cpuinfo") or "").splitlines():
-        if line.startswith("TLB size") and 2 not in out["levels"]:
-            try:
-                out["levels"][2] = int(line.split(":")[1].split()[0])
-                out["source"] = (out["source"] + " and " if out["source"] else "") + "/proc/cpuinfo"
-            except (IndexError, ValueError):
-                pass
-            break
-    if not out["levels"]:
-        out["note"] = (f"{vendor}: cpuid reports no data-TLB sizes in the leaves read (a "
-                       "hypervisor may hide them; Intel's older leaf 0x2 descriptors are not "
-                       "decoded)")
-    else:
-        out["note"] = f"{vendor}: from {out['source']} (in a guest, as the hypervisor presents it)"
-    return out
-
-
-def _read_text(path: str) -> str | None:
-    try:
-        with open(path) as f:
-            return f.read()
-    except OSError:
-        return None
-
-
-def tlb_with_reported(fitted: list[dict], reported: dict) -> list[dict]:
-    """Each fitted TLB level with ``reported_entries`` (None where the CPU
-    reports nothing) and ``page_bytes``."""
-    out = []
-    for t in fitted:
-        d = dict(t)
-        d["reported_entries"] = reported["levels"].get(int(t["level"]))
-        d.setdefault("page_bytes", 4096)
-        out.append(d)
-    return out
-
-
-# --------------------------------------------------- for the notebook
-
-def model_curve(fit, sizes) -> pd.DataFrame:
-    """The fitted hierarchy's latency over ``sizes`` (the transition model
-    with each level's fitted capacity, ways and page size), for drawing over
-    the measured points."""
-    from .analysis.cache_model import HUGE_PAGE, staircase
-
-    # the ring's own capacity where a random walk has replaced the level's size
-    trans = [(lv.ring_size_bytes[0] if lv.ring_size_bytes else lv.size_bytes,
-              lv.transition.ways if lv.transition else 8,
-              lv.transition.page_bytes if lv.transition else HUGE_PAGE)
-             for lv in fit.levels if lv.size_bytes]
-    s = np.asarray(sizes, float)
-    return pd.DataFrame({"size_bytes": s,
-                         "latency_ns": staircase(s, [lv.latency_ns for lv in fit.levels], trans)})
-
-
-def draw_model(ax, m: MemoryMeasurement, label: str = "fitted model"):
-    """The model's curve over the measured random-chase points on ``ax``."""
-    r = m.latency[m.latency.pattern == "random"].sort_values("size_bytes")
-    sizes = np.geomspace(r.size_bytes.min(), r.size_bytes.max(), 400)
-    mc = model_curve(m.fit, sizes)
-    ax.plot(mc.size_bytes, mc.latency_ns, "-", color="#d62728", lw=1.5, label=label)
-    ax.legend(fontsize=8, ncol=2, loc="upper left")
-    return ax
-
-
-def draw_walk(ax, m: MemoryMeasurement):
-    """Each level sized by the random walk: the walk's points and its fitted
-    model (policy-free: a set keeps ways/n of its lines), beside the ring
-    chase's points over the same sizes and the ring's LRU model; dashed
-    lines at the two fitted capacities and at sysfs's size.  Returns False
-    (nothing drawn) when no level was sized by the walk."""
-    from .analysis.cache_model import kept_fraction
-
-    caches = [lv for lv in m.fit.levels if lv.size_bytes]
-    done = False
-    for k, lv in enumerate(caches):
-        t = lv.walk
-        if t is None or m.walk is None or k == 0:
-            continue
-        w = m.walk[(m.walk.size_bytes >= lv.size_bytes / 4) & (m.walk.size_bytes <= 4 * lv.size_bytes)]
-        r = m.latency[(m.latency.pattern == "random") & (m.latency.size_bytes >= w.size_bytes.min())
-                      & (m.latency.size_bytes <= w.size_bytes.max())]
-        ax.plot(w.size_bytes / 1024, w.latency_ns, "o", color="#1f77b4", ms=4,
-                label="random walk (mem_latency pattern=walk)")
-        ax.plot(r.size_bytes / 1024, r.latency_ns, "s", color="#7f7f7f", ms=4, mfc="none",
-                label="ring chase (pattern=random)")
-        sizes = np.geomspace(w.size_bytes.min(), w.size_bytes.max(), 300)
-        low = caches[k - 1]
-        h1 = np.minimum(1.0, low.size_bytes / sizes)
-        h = np.maximum(kept_fraction(sizes, t.size_bytes, t.ways, t.page_bytes, "walk"), h1)
-        l_here, l_next = t.latencies_ns
-        pen = (tlb_penalty(sizes, m.fit) if m.walk_tlb_corrected else 0.0)
-        ax.plot(sizes / 1024, low.latency_ns * h1 + l_here * (h - h1) + l_next * (1 - h) + pen,
-                "-", color="#1f77b4", lw=1.2, label="walk model (any replacement policy)")
-        mc = model_curve(m.fit, sizes)
-        ax.plot(mc.size_bytes / 1024, mc.latency_ns, "-", color="#7f7f7f", lw=1.2,
-                label="ring model (LRU sets)")
-        ax.axvline(lv.size_bytes / 1024, color="#1f77b4", ls="--", lw=1,
-                   label=f"{lv.name} from the walk: {lv.size_bytes / 1024:.0f} KiB")
-        ax.axvline(lv.ring_size_bytes[0] / 1024, color="#7f7f7f", ls="--", lw=1,
-                   label=f"{lv.name} from the ring: {lv.ring_size_bytes[0] / 1024:.0f} KiB")
-        rep = {c["level"]: c for c in m.machine.get("caches", []) if c["type"] in ("Data", "Unified")}
-        if rep.get(k + 1, {}).get("size_bytes"):
-            ax.axvline(rep[k + 1]["size_bytes"] / 1024, color="k", ls=":", lw=1,
-                       label=f"sysfs L{k + 1}: {rep[k + 1]['size_bytes'] / 1024:.0f} KiB")
-        done = True
-    if done:
-        ax.set_xscale("log", base=2)
-        ax.set_xlabel("working set (KiB, log scale)")
-        ax.set_ylabel("time per load (ns)")
-        ax.legend(fontsize=8)
-    return done
-
-
-def tlb_penalty(sizes, fit) -> np.ndarray:
-    """The fitted TLB levels' share of a random access's time over ``sizes`` (ns)."""
-    from .analysis.memory_fit import tlb_penalty_ns
-
-    return tlb_penalty_ns(sizes, fit.tlb)
-
 
 def level_evidence(m: MemoryMeasurement) -> pd.DataFrame:
     """One row per fitted level: size with its interval, latency, the shape

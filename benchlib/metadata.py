@@ -152,3 +152,82 @@ def machine_info() -> dict:
     info["loadavg"] = list(os.getloadavg())
     info["timestamp"] = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
     return info
+
+
+# ------------------------------------------------ the TLB the CPU reports
+
+def reported_tlb() -> dict:
+    """Data-TLB entries for 4 KiB pages as the CPU reports them, per level:
+    {"levels": {1: n, 2: n}, "source": "...", "note": "..."}.  Intel: cpuid
+    leaf 0x18 (deterministic address translation); AMD: leaves 0x80000005/6;
+    /proc/cpuinfo's "TLB size" (AMD, one figure: the L2).  A guest's cpuid is
+    the hypervisor's to fill: it may be empty or invented, and the note says
+    where the figures came from."""
+    from ._native import ffi, lib
+
+    out = {"levels": {}, "source": None, "note": ""}
+    regs = ffi.new("unsigned[4]")
+    if lib.bl_cpuid(0, 0, regs) != 0:
+        out["note"] = "not an x86 CPU: no cpuid; TLB sizes unknown"
+        return out
+    vendor = b"".join(int(r).to_bytes(4, "little") for r in (regs[1], regs[3], regs[2])).decode(
+        "ascii", "replace")
+    max_leaf = int(regs[0])
+    if vendor == "GenuineIntel" and max_leaf >= 0x18:
+        lib.bl_cpuid(0x18, 0, regs)
+        n_sub = int(regs[0])
+        for sub in range(n_sub + 1):
+            lib.bl_cpuid(0x18, sub, regs)
+            edx, ebx, ecx = int(regs[3]), int(regs[1]), int(regs[2])
+            kind, level = edx & 0x1F, (edx >> 5) & 0x7
+            if kind in (1, 3, 4) and ebx & 1:            # data, unified or load; 4K pages
+                entries = ((ebx >> 16) & 0xFFFF) * ecx
+                out["levels"][level] = max(out["levels"].get(level, 0), entries)
+        out["source"] = "cpuid leaf 0x18"
+    elif vendor == "AuthenticAMD":
+        lib.bl_cpuid(0x80000000, 0, regs)
+        if int(regs[0]) >= 0x80000006:
+            lib.bl_cpuid(0x80000005, 0, regs)
+            l1 = (int(regs[1]) >> 16) & 0xFF
+            lib.bl_cpuid(0x80000006, 0, regs)
+            l2 = (int(regs[1]) >> 16) & 0xFFF
+            out["levels"] = {k: v for k, v in ((1, l1), (2, l2)) if v}
+            out["source"] = "cpuid leaves 0x80000005/6"
+    for line in (_read_text("/proc/cpuinfo") or "").splitlines():
+        if line.startswith("TLB size") and 2 not in out["levels"]:
+            try:
+                out["levels"][2] = int(line.split(":")[1].split()[0])
+                out["source"] = (out["source"] + " and " if out["source"] else "") + "/proc/cpuinfo"
+            except (IndexError, ValueError):
+                pass
+            break
+    if not out["levels"]:
+        out["note"] = (f"{vendor}: cpuid reports no data-TLB sizes in the leaves read (a "
+                       "hypervisor may hide them; Intel's older leaf 0x2 descriptors are not "
+                       "decoded)")
+    else:
+        out["note"] = f"{vendor}: from {out['source']} (in a guest, as the hypervisor presents it)"
+    return out
+
+
+def _read_text(path: str) -> str | None:
+    try:
+        with open(path) as f:
+            return f.read()
+    except OSError:
+        return None
+
+
+def tlb_with_reported(fitted: list[dict], reported: dict) -> list[dict]:
+    """Each fitted TLB level with ``reported_entries`` (None where the CPU
+    reports nothing) and ``page_bytes``."""
+    out = []
+    for t in fitted:
+        d = dict(t)
+        d["reported_entries"] = reported["levels"].get(int(t["level"]))
+        d.setdefault("page_bytes", 4096)
+        out.append(d)
+    return out
+
+
+# --------------------------------------------------- for the notebook

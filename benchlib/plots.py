@@ -7,6 +7,7 @@ from pathlib import Path
 import math
 
 import matplotlib.pyplot as plt
+import numpy as np
 import pandas as pd
 
 from .analysis import intervals as iv
@@ -448,3 +449,81 @@ def error_by_parameter(df: pd.DataFrame, title: str = ""):
         fig.suptitle(title)
     fig.tight_layout()
     return fig
+
+
+# ------------------------------------------------ the memory hierarchy's models
+
+def memory_model_curve(fit, sizes) -> pd.DataFrame:
+    """The fitted hierarchy's latency over ``sizes`` (the transition model
+    with each level's fitted capacity, ways and page size), for drawing over
+    the measured points."""
+    from .analysis.cache_model import HUGE_PAGE, staircase
+
+    # the ring's own capacity where a random walk has replaced the level's size
+    trans = [(lv.ring_size_bytes[0] if lv.ring_size_bytes else lv.size_bytes,
+              lv.transition.ways if lv.transition else 8,
+              lv.transition.page_bytes if lv.transition else HUGE_PAGE)
+             for lv in fit.levels if lv.size_bytes]
+    s = np.asarray(sizes, float)
+    return pd.DataFrame({"size_bytes": s,
+                         "latency_ns": staircase(s, [lv.latency_ns for lv in fit.levels], trans)})
+
+
+def draw_memory_model(ax, m, label: str = "fitted model"):
+    """The model's curve over the measured random-chase points on ``ax``."""
+    r = m.latency[m.latency.pattern == "random"].sort_values("size_bytes")
+    sizes = np.geomspace(r.size_bytes.min(), r.size_bytes.max(), 400)
+    mc = memory_model_curve(m.fit, sizes)
+    ax.plot(mc.size_bytes, mc.latency_ns, "-", color="#d62728", lw=1.5, label=label)
+    ax.legend(fontsize=8, ncol=2, loc="upper left")
+    return ax
+
+
+def draw_memory_walk(ax, m):
+    """Each level sized by the random walk: the walk's points and its fitted
+    model (policy-free: a set keeps ways/n of its lines), beside the ring
+    chase's points over the same sizes and the ring's LRU model; dashed
+    lines at the two fitted capacities and at sysfs's size.  Returns False
+    (nothing drawn) when no level was sized by the walk."""
+    from .analysis.cache_model import kept_fraction
+    from .analysis.memory_fit import tlb_penalty_ns
+
+    caches = [lv for lv in m.fit.levels if lv.size_bytes]
+    done = False
+    for k, lv in enumerate(caches):
+        t = lv.walk
+        if t is None or m.walk is None or k == 0:
+            continue
+        w = m.walk[(m.walk.size_bytes >= lv.size_bytes / 4) & (m.walk.size_bytes <= 4 * lv.size_bytes)]
+        r = m.latency[(m.latency.pattern == "random") & (m.latency.size_bytes >= w.size_bytes.min())
+                      & (m.latency.size_bytes <= w.size_bytes.max())]
+        ax.plot(w.size_bytes / 1024, w.latency_ns, "o", color="#1f77b4", ms=4,
+                label="random walk (mem_latency pattern=walk)")
+        ax.plot(r.size_bytes / 1024, r.latency_ns, "s", color="#7f7f7f", ms=4, mfc="none",
+                label="ring chase (pattern=random)")
+        sizes = np.geomspace(w.size_bytes.min(), w.size_bytes.max(), 300)
+        low = caches[k - 1]
+        h1 = np.minimum(1.0, low.size_bytes / sizes)
+        h = np.maximum(kept_fraction(sizes, t.size_bytes, t.ways, t.page_bytes, "walk"), h1)
+        l_here, l_next = t.latencies_ns
+        pen = tlb_penalty_ns(sizes, m.fit.tlb) if m.walk_tlb_corrected else 0.0
+        ax.plot(sizes / 1024, low.latency_ns * h1 + l_here * (h - h1) + l_next * (1 - h) + pen,
+                "-", color="#1f77b4", lw=1.2, label="walk model (any replacement policy)")
+        mc = memory_model_curve(m.fit, sizes)
+        ax.plot(mc.size_bytes / 1024, mc.latency_ns, "-", color="#7f7f7f", lw=1.2,
+                label="ring model (LRU sets)")
+        ax.axvline(lv.size_bytes / 1024, color="#1f77b4", ls="--", lw=1,
+                   label=f"{lv.name} from the walk: {lv.size_bytes / 1024:.0f} KiB")
+        ax.axvline(lv.ring_size_bytes[0] / 1024, color="#7f7f7f", ls="--", lw=1,
+                   label=f"{lv.name} from the ring: {lv.ring_size_bytes[0] / 1024:.0f} KiB")
+        rep = {c["level"]: c for c in m.machine.get("caches", []) if c["type"] in ("Data", "Unified")}
+        if rep.get(k + 1, {}).get("size_bytes"):
+            ax.axvline(rep[k + 1]["size_bytes"] / 1024, color="k", ls=":", lw=1,
+                       label=f"sysfs L{k + 1}: {rep[k + 1]['size_bytes'] / 1024:.0f} KiB")
+        done = True
+    if done:
+        ax.set_xscale("log", base=2)
+        ax.set_xlabel("working set (KiB, log scale)")
+        ax.set_ylabel("time per load (ns)")
+        ax.legend(fontsize=8)
+    return done

@@ -12,7 +12,8 @@ import pytest
 from scipy.stats import binom
 
 from benchlib.analysis.cache_model import fit_transitions, fit_walk, kept_fraction
-from benchlib.analysis.memory_fit import Level, MemoryFit, refit_with_walk
+from benchlib.analysis.memory_fit import Level, MemoryFit
+from benchlib.analysis.memory_walk import refit_with_walk
 
 K = 1024
 PAGE = 4096
