@@ -53,6 +53,8 @@ def perturb(value, factor: float = 1.1):
         return value[:-1]
     if isinstance(value, tuple):
         return tuple(perturb(v, factor) for v in value)
+    if isinstance(value, dict):  # every float 10% off, the rest as it was
+        return {k: v * factor if isinstance(v, float) else v for k, v in value.items()}
     if dataclasses.is_dataclass(value):  # every numeric field 10% off
         return dataclasses.replace(value, **{
             f.name: perturb(getattr(value, f.name), factor) for f in dataclasses.fields(value)
@@ -117,6 +119,12 @@ _TABLE = [
      "test_memory_fit.py"),
     ("kept_fraction (cache model)", "benchlib.analysis.cache_model:kept_fraction", "perturb",
      "test_memory_fit.py"),
+    ("kept by a random walk", "benchlib.analysis.cache_model:_kept_walk", "perturb",
+     "test_memory_walk.py"),
+    ("fit_walk (size from the walk)", "benchlib.analysis.cache_model:fit_walk", "perturb",
+     "test_memory_walk.py"),
+    ("compare_paired (rounds)", "benchlib.compare:compare_paired", "perturb",
+     "test_compare_paired.py"),
 ]
 MUTANTS = [Mutant(name, target, how, tuple(f"tests/{t}" for t in tests.split()))
            for name, target, how, tests in _TABLE]
