@@ -176,3 +176,36 @@ def test_a_ring_size_beyond_every_reported_cache_says_why():
     assert "replacement policy" not in notes["L2"]
     fit.levels[2].ring_size_bytes = (42 << 20, 36 << 20, 49 << 20)   # sized by a walk: no such note
     assert "replacement policy" not in compare_with_reported(fit, rep).set_index("level")["note"]["L3"]
+
+
+def test_the_ring_pays_a_window_s_tlb_misses_and_the_walk_the_whole_size():
+    from benchlib.analysis.memory_fit import RING_WINDOW_BYTES, tlb_penalty_ns
+
+    tlb = [{"entries": 96, "miss_penalty_ns": 1.5}, {"entries": 2048, "miss_penalty_ns": 8.0}]
+    w = np.array([256 * K, 2 << 20, 8 << 20, 64 << 20])
+    ring = tlb_penalty_ns(w, tlb, window_bytes=RING_WINDOW_BYTES)
+    walk = tlb_penalty_ns(w, tlb)
+    assert ring[0] == walk[0] == 0.0
+    # past the window the ring's share stops growing; 2048 entries hold a window
+    assert ring[2] == ring[3] == pytest.approx(1.5 * (1 - 96 * 4096 / (2 << 20)))
+    assert walk[3] == pytest.approx(1.5 * (1 - 96 * 4096 / (64 << 20)) + 8.0 * (1 - 2048 * 4096 / (64 << 20)))
+
+
+@pytest.mark.parametrize("l3, says", [((42 << 20, 40 << 20, 44 << 20), True),
+                                      ((20 << 20, 18 << 20, 22 << 20), False)])
+def test_a_last_level_beyond_the_reported_caches_gives_the_reason(l3, says):
+    import benchlib.memory as mem
+
+    fit = _fit_with_l2(1 << 20)
+    fit.levels[1].ring_size_bytes = (1.3 * (1 << 20), 1.25 * (1 << 20), 1.35 * (1 << 20))
+    fit.levels.insert(2, Level("L3", *l3, 10.0, 0.1, None, 10))
+    machine = {"caches": [{"level": 1, "type": "Data", "size_bytes": 48 * K},
+                          {"level": 2, "type": "Unified", "size_bytes": 1 << 20},
+                          {"level": 3, "type": "Unified", "size_bytes": 32 << 20,
+                           "shared_cpu_list": "0-1"}], "virtualized": True}
+    m = mem.MemoryMeasurement(latency=pd.DataFrame(), pairs=pd.DataFrame(), tlb=pd.DataFrame(),
+                              fit=fit, comparison=pd.DataFrame(), elapsed_s=1.0, profile="quick",
+                              machine=machine)
+    reason = m.shared_last_level()["reason"]
+    assert ("replacement policy is not LRU" in reason and "random walk shows" in reason) == says
+    assert ("kept 62 % of the 32 MiB" in reason and "CPUs 0-1 share it" in reason) == (not says)

@@ -520,14 +520,25 @@ def fit_memory(df: pd.DataFrame, *, clock_ghz: float | None = None,
                      stride_bytes_used=int(stride), notes=notes, line=line_info)
 
 
-def tlb_penalty_ns(size_bytes, tlb_levels: list[dict], page_bytes: int = 4096) -> np.ndarray:
+#: The ring chase (mem_latency pattern=random) visits 2 MiB windows one after
+#: another (memory.c, random_offsets): a TLB level that holds a window's
+#: pages misses only on a window's first touch of each page.
+RING_WINDOW_BYTES = 2 << 20
+
+
+def tlb_penalty_ns(size_bytes, tlb_levels: list[dict], page_bytes: int = 4096,
+                   window_bytes: float | None = None) -> np.ndarray:
     """Time a random chase over ``size_bytes`` spends on TLB misses, from the
     fitted TLB levels: level j's miss penalty times the fraction of pages its
-    entries cannot hold, 1 - entries x page / size."""
+    entries cannot hold, 1 - entries x page / size.  ``window_bytes``: the
+    chase visits windows of that size one at a time (the ring: 2 MiB), so
+    the pages in play are a window's, not the whole size's; None for a chase
+    over all of it at once (the random walk)."""
     w = np.asarray(size_bytes, float)
+    span = w if window_bytes is None else np.minimum(w, window_bytes)
     pen = np.zeros_like(w)
     for t in tlb_levels:
-        pen += t["miss_penalty_ns"] * np.clip(1 - t["entries"] * page_bytes / w, 0.0, 1.0)
+        pen += t["miss_penalty_ns"] * np.clip(1 - t["entries"] * page_bytes / span, 0.0, 1.0)
     return pen
 
 
@@ -546,7 +557,7 @@ def _with_tlb_removed(curve, tlb_levels, min_ratio, levels, notes):
     curve again with the measured TLB penalty (4 KiB pages) taken out and
     keep whichever the transition model explains better (BIC)."""
     c = _median_by(curve, "size_bytes", "latency_ns")
-    pen = tlb_penalty_ns(c["size_bytes"], tlb_levels)
+    pen = tlb_penalty_ns(c["size_bytes"], tlb_levels, window_bytes=RING_WINDOW_BYTES)
     if not (pen > 0).any() or (c["latency_ns"] - pen <= 0).any():
         return levels, notes
     corrected = c.assign(latency_ns=c["latency_ns"] - pen)
