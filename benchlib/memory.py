@@ -266,8 +266,14 @@ def _best_of_passes(name: str, grid: dict, passes: int, profile, progress: bool,
     return out
 
 
-def _last_level_per_pass(rows: pd.DataFrame, clock: float) -> list[float | None]:
-    """Each pass of the random curve fitted alone: its last cache's size."""
+def _last_level_per_pass(rows: pd.DataFrame, clock: float,
+                         levels: list[float] | None = None) -> list[float | None]:
+    """Each pass of the random curve fitted alone: its capacity of the last
+    cache.  With ``levels`` (the whole fit's cache sizes), each of a pass's
+    caches is matched to the nearest of them (in log size), and the pass's
+    last level is the one matched to the last: None when the pass found
+    none, so that a pass whose own fit lost the level does not report its
+    L2 as the last level."""
     from .analysis.memory_fit import fit_levels
 
     every = rows.attrs.get("passes")
@@ -281,7 +287,13 @@ def _last_level_per_pass(rows: pd.DataFrame, clock: float) -> list[float | None]
             caches = [lv.size_bytes for lv in fit_levels(curve) if lv.size_bytes]
         except BenchlibError:
             caches = []
-        out.append(caches[-1] if caches else None)
+        if caches and levels:
+            def nearest(c):
+                return min(range(len(levels)), key=lambda j: abs(math.log(c / levels[j])))
+            mine = [c for c in caches if nearest(c) == len(levels) - 1]
+            out.append(min(mine, key=lambda c: abs(math.log(c / levels[-1]))) if mine else None)
+        else:
+            out.append(caches[-1] if caches else None)
     return out
 
 
@@ -334,7 +346,8 @@ def measure_hierarchy(profile: str = "quick", progress: bool = True, strides: li
     walk = (measure_walk(fit, max(random_ppo, WALK_PER_OCTAVE), passes, point, progress, clock)
             if profile != "smoke" else None)
     comparison = compare_with_reported(fit, machine.get("caches", []))
-    per_pass = _last_level_per_pass(random_rows, clock) if passes > 1 else []
+    last = [lv.size_bytes for lv in fit.levels if lv.size_bytes]
+    per_pass = _last_level_per_pass(random_rows, clock, last or None) if passes > 1 else []
     revisit = measure_revisit(fit, profile, progress) if profile != "smoke" else None
     return MemoryMeasurement(latency=latency, pairs=pairs, tlb=tlb, fit=fit, comparison=comparison,
                              elapsed_s=time.monotonic() - t0, profile=profile, machine=machine,

@@ -209,3 +209,21 @@ def test_a_last_level_beyond_the_reported_caches_gives_the_reason(l3, says):
     reason = m.shared_last_level()["reason"]
     assert ("replacement policy is not LRU" in reason and "random walk shows" in reason) == says
     assert ("kept 62 % of the 32 MiB" in reason and "CPUs 0-1 share it" in reason) == (not says)
+
+
+def test_each_pass_reports_its_own_last_level_or_none():
+    import benchlib.memory as mem
+    from benchlib.analysis.memory_fit import synthetic_curve
+
+    passes = []
+    for i, (sizes, lats) in enumerate([((48 * K, 1 << 20, 16 << 20), (1.0, 3.0, 10.0, 80.0)),
+                                       ((48 * K, 1 << 20, 8 << 20), (1.0, 3.0, 10.0, 80.0)),
+                                       ((48 * K, 1 << 20), (1.0, 3.0, 80.0))]):
+        c = synthetic_curve(sizes, lats, noise=0.01, seed=3 + i)
+        passes.append(c.assign(median_cycles=c["latency_ns"], pass_index=i))
+    rows = pd.DataFrame()
+    rows.attrs["passes"] = pd.concat(passes, ignore_index=True)
+    got = mem._last_level_per_pass(rows, 1.0, [48 * K, 1 << 20, 16 << 20])
+    # the passes' own last levels (the raw threshold fit reads them loosely)
+    assert (4 << 20) < got[1] < got[0] < (32 << 20)
+    assert got[2] is None          # that pass lost the level: not its L2 in its place
