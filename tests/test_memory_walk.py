@@ -150,6 +150,7 @@ def test_refit_with_walk_replaces_the_ring_size_and_keeps_it():
     l2 = fit.levels[1]
     assert abs(l2.size_bytes / c - 1) < 0.05 and l2.ring_size_bytes[0] == 1.25 * c
     assert l2.to_dict()["size_from"] == "walk" and l2.to_dict()["ring_size_bytes"] == 1.25 * c
+    assert l2.to_dict()["shape"].endswith("fitted to the random walk")
     assert any("not LRU" in n for n in fit.notes)
     assert fit.levels[0].ring_size_bytes is None          # the first level keeps the ring's
 

@@ -111,7 +111,8 @@ class Level:
     walk: Transition | None = None
 
     def to_dict(self) -> dict:
-        t = self.transition
+        # the shape of the fit the size came from: the walk's where it gave it
+        t = self.walk if self.walk is not None else self.transition
         return {
             "name": self.name,
             "size_bytes": _json_num(self.size_bytes),
@@ -123,9 +124,10 @@ class Level:
             "n_points": int(self.n_points),
             "ways": None if t is None or not t.ways_resolved else int(t.ways),
             "page_bytes_fitted": None if t is None or not t.page_resolved else int(t.page_bytes),
-            "shape": None if t is None else describe_shape(t),
+            "shape": None if t is None else describe_shape(t) + (
+                ", fitted to the random walk" if self.walk is not None else ""),
             "threshold_size_bytes": _json_num(self.threshold_size_bytes),
-            "size_from": "walk" if self.ring_size_bytes else ("ring" if t is not None else
+            "size_from": "walk" if self.ring_size_bytes else ("ring" if self.transition else
                                                               ("threshold" if self.size_bytes
                                                                else None)),
             "ring_size_bytes": None if not self.ring_size_bytes
