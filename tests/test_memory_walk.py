@@ -228,3 +228,27 @@ def test_each_pass_reports_its_own_last_level_or_none():
     # the passes' own last levels (the raw threshold fit reads them loosely)
     assert (4 << 20) < got[1] < got[0] < (32 << 20)
     assert got[2] is None          # that pass lost the level: not its L2 in its place
+
+
+@pytest.mark.parametrize("real", [False, True])
+def test_a_ring_level_inside_the_walk_s_span_stays_only_if_the_walk_needs_it(real):
+    c, c3 = 1 << 20, int(2.5 * (1 << 20))
+    w = (c * 2.0 ** (np.arange(-16, 17) / 8)).astype(float)
+    h1 = np.minimum(1.0, 48 * K / w)
+    h = np.maximum(kept_fraction(w, c, 16, PAGE, "walk"), h1)
+    if real:       # a 2.5 MiB level at 6 ns between the L2 and memory
+        h3 = np.maximum(kept_fraction(w, c3, 16, PAGE, "walk"), h)
+        y = 0.9 * h1 + 3.1 * (h - h1) + 6.0 * (h3 - h) + 10.0 * (1 - h3)
+    else:
+        y = 0.9 * h1 + 3.1 * (h - h1) + 10.0 * (1 - h)
+    y = y * np.exp(np.random.default_rng(9).normal(0, 0.01, len(w)))
+    fit = _fit_with_l2(1.1 * c)
+    fit.levels.insert(2, Level("L3", c3, 0.9 * c3, 1.1 * c3, 6.0, 0.1, None, 5))
+    refit_with_walk(fit, pd.DataFrame({"size_bytes": w, "latency_ns": y}))
+    names = [lv.name for lv in fit.levels]
+    assert abs(fit.levels[1].size_bytes / c - 1) < 0.10
+    if real:
+        assert names == ["L1", "L2", "L3", "memory"]
+    else:
+        assert names == ["L1", "L2", "memory"]
+        assert any("part of the transition, not a level" in n for n in fit.notes)

@@ -282,7 +282,8 @@ def fit_transitions(ws_bytes, latency_ns, latencies_ns, guesses_bytes, sigma: fl
 
 
 def fit_walk(ws_bytes, latency_ns, guess_bytes: float, below: tuple[float, float] | None,
-             pages=(SMALL_PAGE, HUGE_PAGE), ways_grid=WAYS_GRID) -> Transition:
+             pages=(SMALL_PAGE, HUGE_PAGE), ways_grid=WAYS_GRID,
+             above: tuple[float, int, int] | None = None) -> Transition:
     """One cache's capacity from a random walk's latency curve
     (``access="walk"``: whatever the replacement policy, a set that n lines
     share keeps ways/n of them), with its 95 % interval.
@@ -295,7 +296,11 @@ def fit_walk(ws_bytes, latency_ns, guess_bytes: float, below: tuple[float, float
     neither a ring chase's plateau nor its TLB share enters.  The noise is
     estimated from the best fit's residuals (chi-square per degree of
     freedom 1), and the interval is the capacities within DELTA_CHI2 of the
-    best, over every shape (a profile likelihood)."""
+    best, over every shape (a profile likelihood).
+
+    ``above``: (capacity, ways, page) of a level between this cache and the
+    next that the curve also spans, held fixed (its latency solved with the
+    others); ``t.rss`` with and without it says whether the curve needs it."""
     w = np.asarray(ws_bytes, float)
     y = np.asarray(latency_ns, float)
     if len(w) < 6:
@@ -310,17 +315,24 @@ def fit_walk(ws_bytes, latency_ns, guess_bytes: float, below: tuple[float, float
         for ways in ways_grid:
             h = np.maximum(kept_fraction(w[None, :], grid[:, None], ways, page, "walk"),
                            h_lo[None, :])
-            a1, a2 = (h - h_lo[None, :]) * wt, (1.0 - h) * wt      # (grid, n)
+            cols = [(h - h_lo[None, :]) * wt]                       # (grid, n) each
+            if above is not None:
+                hx = np.maximum(kept_fraction(w, above[0], above[1], above[2], "walk")[None, :], h)
+                cols.append((hx - h) * wt)
+                cols.append((1.0 - hx) * wt)
+            else:
+                cols.append((1.0 - h) * wt)
+            a = np.stack(cols, axis=2)                                # (grid, n, m)
             t = (y - base) * wt
-            # 2x2 normal equations per capacity
-            s11, s12, s22 = (a1 * a1).sum(1), (a1 * a2).sum(1), (a2 * a2).sum(1)
-            b1, b2 = (a1 * t).sum(1), (a2 * t).sum(1)
-            det = s11 * s22 - s12 ** 2
-            with np.errstate(divide="ignore", invalid="ignore"):
-                l1 = (b1 * s22 - b2 * s12) / det
-                l2 = (s11 * b2 - s12 * b1) / det
-            rss = ((t[None, :] - a1 * l1[:, None] - a2 * l2[:, None]) ** 2).sum(1)
-            bad = ~np.isfinite(rss) | ~(l1 > 0) | ~(l2 > l1)
+            with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+                ata = np.einsum("gnm,gnk->gmk", a, a)
+                atb = np.einsum("gnm,n->gm", a, t)
+                ok_det = np.abs(np.linalg.det(ata)) > 1e-300
+                coef = np.full(atb.shape, np.nan)
+                coef[ok_det] = np.linalg.solve(ata[ok_det], atb[ok_det][..., None])[..., 0]
+                rss = ((t[None, :] - np.einsum("gnm,gm->gn", a, coef)) ** 2).sum(1)
+            l1, l2 = coef[:, 0], coef[:, -1]
+            bad = ~np.isfinite(rss) | ~(l1 > 0) | ~np.all(np.diff(coef, axis=1) > 0, axis=1)
             rss = np.where(bad, np.inf, rss)
             best[(ways, page)] = (rss, l1, l2)
     rss_all = np.array([v[0] for v in best.values()])
@@ -350,6 +362,7 @@ def fit_walk(ws_bytes, latency_ns, guess_bytes: float, below: tuple[float, float
                    deviance=float(chi[i]))
     t.latencies_ns = (float(best[k_best][1][i]), float(best[k_best][2][i]))
     t.edge_of_grid = bool(ok.min() == 0 or ok.max() == len(grid) - 1)
+    t.rss = float(prof[i])                          # relative residuals' sum of squares
     return t
 
 

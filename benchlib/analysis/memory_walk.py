@@ -9,9 +9,11 @@ share (cache_model.kept_fraction(..., access="walk")).
 curve spans by the walk's, keeping the ring's beside it."""
 from __future__ import annotations
 
+import math
+
 import pandas as pd
 
-from .cache_model import fit_walk
+from .cache_model import SMALL_PAGE, fit_walk
 from .memory_fit import MemoryFit, tlb_penalty_ns
 from .memory_segments import _median_by, check_columns
 
@@ -32,15 +34,33 @@ def refit_with_walk(fit: MemoryFit, walk: pd.DataFrame) -> None:
     if any("taken out of the curve" in n for n in fit.notes) and fit.tlb:
         c = c.assign(latency_ns=c["latency_ns"] - tlb_penalty_ns(c["size_bytes"], fit.tlb))
     caches = [lv for lv in fit.levels if lv.size_bytes]
-    for k in range(1, len(caches)):
+    k = 0
+    while k + 1 < len(caches):
+        k += 1
         lv, low = caches[k], caches[k - 1]
         pts = c[(c.size_bytes >= lv.size_bytes / 4) & (c.size_bytes <= 4 * lv.size_bytes)]
         if len(pts) < 6 or pts.size_bytes.min() > lv.size_bytes / 2 \
                 or pts.size_bytes.max() < 2 * lv.size_bytes:
             continue
+        nxt = caches[k + 1] if k + 1 < len(caches) else None
+        inside = nxt is not None and lv.size_bytes < nxt.size_bytes < pts.size_bytes.max()
         try:
             t = fit_walk(pts.size_bytes.to_numpy(), pts.latency_ns.to_numpy(), lv.size_bytes,
                          (low.size_bytes, low.latency_ns))
+            if inside:
+                # the ring's next level lies inside the walk's span: does the
+                # walk's curve need it?  (BIC: its latency and its split)
+                shape = ((nxt.transition.ways, nxt.transition.page_bytes) if nxt.transition
+                         else (16, SMALL_PAGE))
+                t2 = fit_walk(pts.size_bytes.to_numpy(), pts.latency_ns.to_numpy(),
+                              lv.size_bytes, (low.size_bytes, low.latency_ns),
+                              above=(nxt.size_bytes, *shape))
+                gain = len(pts) * math.log(t.rss / max(t2.rss, 1e-300))
+                if gain >= 2 * math.log(len(pts)):
+                    t = t2
+                else:
+                    _drop(fit, nxt, gain, 2 * math.log(len(pts)))
+                    caches.pop(k + 1)
         except ValueError as exc:
             fit.notes.append(f"{lv.name}: the random walk was not fitted ({exc}); its size is "
                              f"the ring's")
@@ -63,6 +83,22 @@ def refit_with_walk(fit: MemoryFit, walk: pd.DataFrame) -> None:
             msg += (": past its capacity this cache keeps more of a ring than LRU sets would, "
                     "so its replacement policy is not LRU and the ring's fit overstates it")
         fit.notes.append(msg)
+
+
+def _drop(fit: MemoryFit, nxt, gain: float, penalty: float) -> None:
+    """Drop the ring's level ``nxt`` (a plateau its noisy transition made)
+    and name the caches again."""
+    name = nxt.name
+    fit.levels.remove(nxt)
+    k = 0
+    for lv in fit.levels:
+        if lv.size_bytes:
+            k += 1
+            lv.name = f"L{k}"
+    fit.notes.append(f"the ring's {name} ({nxt.size_bytes / 1024:.0f} KiB at "
+                     f"{nxt.latency_ns:.3g} ns) lies inside the span of the random walk, whose "
+                     f"curve does not need it (the fit improves by {gain:.1f} in n ln(RSS), "
+                     f"below the penalty {penalty:.1f}): part of the transition, not a level")
 
 
 __all__ = ["refit_with_walk"]
