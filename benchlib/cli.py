@@ -181,7 +181,7 @@ def cmd_compare(args) -> int:
           f"{summ['no difference']} no difference ({100 * summ['no_difference_fraction']:.0f}%), "
           f"{summ['faster']} faster, {summ['slower']} slower, {summ['inconclusive']} inconclusive "
           + ("(B against A; ratio = median over rounds of median B / median A, 95% bootstrap "
-             "interval over rounds" if summ.get("paired_rows") else
+             "interval over rounds" if summ["paired_rows"] else
              "(B against A; ratio = median B / median A, 95% bootstrap interval")
           + ("; samples clock-normalised" if args.cycles else "") + ")")
     if args.paired and summ["paired_rows"] < summ["compared"]:

@@ -322,7 +322,7 @@ def summary(df: pd.DataFrame) -> dict:
             "stable_on_both_sides": len(stable),
             "no_difference_fraction_stable": float((stable["verdict"] == "no difference").mean())
             if len(stable) else None,
-            "paired_rows": int(df["pairs"].notna().sum()) if "pairs" in df else 0}
+            "paired_rows": int(df["pairs"].notna().sum())}
 
 
 def plot_compare(df: pd.DataFrame, ax=None, title: str | None = None, max_rows: int = 60):

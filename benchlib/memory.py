@@ -120,11 +120,6 @@ class MemoryMeasurement:
     walk: pd.DataFrame | None = None
 
     @property
-    def walk_tlb_corrected(self) -> bool:
-        """Whether the walk's fit took the TLB's misses out (as the ring's did)."""
-        return any("taken out of the curve" in n for n in self.fit.notes)
-
-    @property
     def huge_page_fraction(self) -> float | None:
         """Fraction of the random curve's bytes that huge pages backed."""
         r = self.latency[self.latency.get("pattern", "") == "random"]
@@ -266,6 +261,11 @@ def _best_of_passes(name: str, grid: dict, passes: int, profile, progress: bool,
     return out
 
 
+def _nearest(size: float, sizes: list[float]) -> int:
+    """The index of the size in ``sizes`` nearest to ``size`` in log size."""
+    return min(range(len(sizes)), key=lambda j: abs(math.log(size / sizes[j])))
+
+
 def _last_level_per_pass(rows: pd.DataFrame, clock: float,
                          levels: list[float] | None = None) -> list[float | None]:
     """Each pass of the random curve fitted alone: its capacity of the last
@@ -288,9 +288,7 @@ def _last_level_per_pass(rows: pd.DataFrame, clock: float,
         except BenchlibError:
             caches = []
         if caches and levels:
-            def nearest(c):
-                return min(range(len(levels)), key=lambda j: abs(math.log(c / levels[j])))
-            mine = [c for c in caches if nearest(c) == len(levels) - 1]
+            mine = [c for c in caches if _nearest(c, levels) == len(levels) - 1]
             out.append(min(mine, key=lambda c: abs(math.log(c / levels[-1]))) if mine else None)
         else:
             out.append(caches[-1] if caches else None)

@@ -506,7 +506,7 @@ def draw_memory_walk(ax, m):
         h1 = np.minimum(1.0, low.size_bytes / sizes)
         h = np.maximum(kept_fraction(sizes, t.size_bytes, t.ways, t.page_bytes, "walk"), h1)
         l_here, l_next = t.latencies_ns
-        pen = tlb_penalty_ns(sizes, m.fit.tlb) if m.walk_tlb_corrected else 0.0
+        pen = tlb_penalty_ns(sizes, m.fit.tlb) if m.fit.tlb_removed else 0.0
         ax.plot(sizes / 1024, low.latency_ns * h1 + l_here * (h - h1) + l_next * (1 - h) + pen,
                 "-", color="#1f77b4", lw=1.2, label="walk model (any replacement policy)")
         mc = memory_model_curve(m.fit, sizes)

@@ -117,6 +117,12 @@ class Transition:
     n_points: int
     deviance: float = 0.0     # -2 ln likelihood of the whole curve (with placement variance)
     r2_median: float = 0.0    # median squared normalised residual (0.455 for a perfect model)
+    # fit_walk only: the solved latencies (this cache, the next level), the
+    # sum of squared relative residuals, and whether the interval reaches
+    # the search grid's edge
+    latencies_ns: tuple[float, float] | None = None
+    rss: float | None = None
+    edge_of_grid: bool = False
 
     def to_dict(self) -> dict:
         return {"size_bytes": self.size_bytes, "size_bytes_low": self.size_bytes_low,
@@ -144,7 +150,7 @@ def staircase(ws_bytes, latencies_ns, transitions) -> np.ndarray:
     return lat
 
 
-def _nested(w, lats, fixed, k, hk, colours_k, access="ring"):
+def _nested(w, lats, fixed, k, hk, colours_k):
     """Latency and its placement variance for a batch of candidate kept
     fractions ``hk`` (B, n) of level k (with ``colours_k`` page colours, (B, 1)),
     every other level held at ``fixed``.
@@ -160,7 +166,7 @@ def _nested(w, lats, fixed, k, hk, colours_k, access="ring"):
             h, col = hk, colours_k
         else:
             c, wy, pg = fixed[j]
-            h = kept_fraction(w, c, wy, pg, access)[None, :]
+            h = kept_fraction(w, c, wy, pg)[None, :]
             col = colours(c, wy, pg)
         h = np.maximum(h, prev)
         lat = lat + lats[j] * (h - prev)
@@ -170,7 +176,7 @@ def _nested(w, lats, fixed, k, hk, colours_k, access="ring"):
     return lat + lats[-1] * (1 - prev), var
 
 
-def _fit_one(w, y, sigma, lats, fixed, k, guess, pages, ways_grid, access="ring"):
+def _fit_one(w, y, sigma, lats, fixed, k, guess, pages, ways_grid):
     """Chi-square over a grid of capacities for level k and every shape
     (ways, page), the other levels held at ``fixed``.  Returns (grid,
     {shape key: (chi array, ways, page)}); shapes that are sharp over the
@@ -183,9 +189,9 @@ def _fit_one(w, y, sigma, lats, fixed, k, guess, pages, ways_grid, access="ring"
             key = ("sharp", ways) if bool(np.all(grid / ways <= page)) else (ways, page)
             if key in shapes:
                 continue
-            hk = kept_fraction(w[None, :], grid[:, None], ways, page, access)
+            hk = kept_fraction(w[None, :], grid[:, None], ways, page)
             col = np.maximum(1.0, grid / ways / page)[:, None]
-            lat, var = _nested(w, lats, fixed, k, hk, col, access)
+            lat, var = _nested(w, lats, fixed, k, hk, col)
             lat = np.maximum(lat, 1e-12)
             s2 = sigma ** 2 + var / lat ** 2
             r2 = (y[None, :] - np.log(lat)) ** 2 / s2
@@ -197,8 +203,7 @@ def _fit_one(w, y, sigma, lats, fixed, k, guess, pages, ways_grid, access="ring"
 
 def fit_transitions(ws_bytes, latency_ns, latencies_ns, guesses_bytes, sigma: float,
                     pages=(SMALL_PAGE, HUGE_PAGE), ways_grid=WAYS_GRID,
-                    rounds: int = 2, access: str = "ring", start=None,
-                    free=None) -> list[Transition]:
+                    rounds: int = 2) -> list[Transition]:
     """Fit every cache's capacity to a latency-vs-working-set curve.
 
     ``latencies_ns``: the plateau latencies, main memory last;
@@ -210,25 +215,16 @@ def fit_transitions(ws_bytes, latency_ns, latencies_ns, guesses_bytes, sigma: fl
     current fit, for ``rounds`` rounds.  The interval is the contiguous run of
     capacities whose best chi-square (over shapes) is within DELTA_CHI2 of the
     minimum: a profile likelihood, so a sharp step between two measured
-    sizes gets the whole gap between them and its middle as the estimate.
-
-    ``access``: how the curve revisited its lines (see kept_fraction);
-    ``start``: a (size, ways, page) per cache to start from (default: the
-    guesses, 8-way, huge pages); ``free``: the indices of the caches fitted
-    (default all; the others are held at their shapes, and only the fitted
-    ones are returned)."""
+    sizes gets the whole gap between them and its middle as the estimate."""
     w = np.asarray(ws_bytes, float)
     y = np.log(np.asarray(latency_ns, float))
     sigma = np.maximum(np.asarray(sigma, float), 1e-3)      # one, or one per point
     lats = [float(v) for v in latencies_ns]
-    fixed = ([(float(c), int(wy), int(pg)) for c, wy, pg in start] if start is not None
-             else [(float(g), 8, HUGE_PAGE) for g in guesses_bytes])
+    fixed = [(float(g), 8, HUGE_PAGE) for g in guesses_bytes]
     out: list[Transition | None] = [None] * len(fixed)
-    fitted = range(len(fixed)) if free is None else sorted(free)
     for _ in range(rounds):
-        for k in fitted:
-            grid, shapes = _fit_one(w, y, sigma, lats, fixed, k, fixed[k][0], pages, ways_grid,
-                                    access)
+        for k in range(len(fixed)):
+            grid, shapes = _fit_one(w, y, sigma, lats, fixed, k, fixed[k][0], pages, ways_grid)
             chis = np.array([s[0] for s in shapes.values()])
             prof = chis.min(axis=0)
             i = int(np.argmin(prof))
@@ -272,8 +268,8 @@ def fit_transitions(ws_bytes, latency_ns, latencies_ns, guesses_bytes, sigma: fl
         # of their squares judges the fit without letting a few points that
         # interference slowed decide it
         c0, w0, p0 = fixed[0]
-        lat, var = _nested(w, lats, fixed, 0, kept_fraction(w, c0, w0, p0, access)[None, :],
-                           np.array([[colours(c0, w0, p0)]]), access)
+        lat, var = _nested(w, lats, fixed, 0, kept_fraction(w, c0, w0, p0)[None, :],
+                           np.array([[colours(c0, w0, p0)]]))
         lat = np.maximum(lat[0], 1e-12)
         r2 = (y - np.log(lat)) ** 2 / (sigma ** 2 + var[0] / lat ** 2)
         for t in res:
@@ -359,10 +355,9 @@ def fit_walk(ws_bytes, latency_ns, guess_bytes: float, below: tuple[float, float
                    ways_resolved=len({k[0] for k in fits}) == 1, page_bytes=int(page),
                    page_resolved=len({k[1] for k in fits}) == 1,
                    gradual=bool(grid[i] / ways >= 2 * page), chi2=float(chi[i]), n_points=len(w),
-                   deviance=float(chi[i]))
-    t.latencies_ns = (float(best[k_best][1][i]), float(best[k_best][2][i]))
-    t.edge_of_grid = bool(ok.min() == 0 or ok.max() == len(grid) - 1)
-    t.rss = float(prof[i])                          # relative residuals' sum of squares
+                   deviance=float(chi[i]),
+                   latencies_ns=(float(best[k_best][1][i]), float(best[k_best][2][i])),
+                   rss=float(prof[i]), edge_of_grid=bool(ok.min() == 0 or ok.max() == len(grid) - 1))
     return t
 
 

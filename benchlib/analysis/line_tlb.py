@@ -383,7 +383,7 @@ def compare_with_reported(fit: MemoryFit, caches: list[dict]) -> pd.DataFrame:
             if interval_note:
                 row["note"] += "; " + interval_note
         held = sum(v for j, v in rep.items() if j <= k)
-        if rep and lo > held and getattr(lv, "ring_size_bytes", None) is None:
+        if rep and lo > held and lv.ring_size_bytes is None:
             row["note"] += (("; " if row["note"] else "")
                             + f"more than the reported caches up to L{k} hold together "
                               f"({held / 1024:.0f} KiB): a cache whose replacement policy is not "

@@ -146,6 +146,8 @@ class MemoryFit:
     #: each line-size measurement on its own ("pairs", "strides") and what
     #: they say together ("adjacent_line_prefetch", "agree")
     line: dict = field(default_factory=dict)
+    #: whether the levels were fitted with the TLB's misses taken out
+    tlb_removed: bool = False
 
     def to_dict(self) -> dict:
         return {
@@ -496,8 +498,10 @@ def fit_memory(df: pd.DataFrame, *, clock_ghz: float | None = None,
     stride, curve, notes, flattened = _choose_curve(df, stride_bytes)
     tlb_levels = fit_tlb(tlb, page_bytes=page_bytes) if tlb is not None else []
     levels, lnotes, _ = _fit_levels(curve, min_ratio, model)
+    tlb_removed = False
     if model and tlb_levels:
-        levels, lnotes = _with_tlb_removed(curve, tlb_levels, min_ratio, levels, lnotes)
+        levels, lnotes, tlb_removed = _with_tlb_removed(curve, tlb_levels, min_ratio, levels,
+                                                        lnotes)
     notes = list(notes) + lnotes
     if len(levels) == 1:
         notes.append("no cache step found: the curve is flat (prefetch-flattened, or the "
@@ -519,7 +523,8 @@ def fit_memory(df: pd.DataFrame, *, clock_ghz: float | None = None,
     line, line_info, line_notes = reconcile_line_sizes(from_pairs, from_strides)
     notes += line_notes
     return MemoryFit(levels=levels, line_size_bytes=line, tlb=tlb_levels,
-                     stride_bytes_used=int(stride), notes=notes, line=line_info)
+                     stride_bytes_used=int(stride), notes=notes, line=line_info,
+                     tlb_removed=tlb_removed)
 
 
 #: The ring chase (mem_latency pattern=random) visits 2 MiB windows one after
@@ -557,11 +562,12 @@ def _with_tlb_removed(curve, tlb_levels, min_ratio, levels, notes):
     """A chase whose pages sit on small (host) pages also pays the TLB's
     misses, a step at the TLB's reach that looks like a cache level.  Fit the
     curve again with the measured TLB penalty (4 KiB pages) taken out and
-    keep whichever the transition model explains better (BIC)."""
+    keep whichever the transition model explains better (BIC).  Returns
+    (levels, notes, whether the TLB's misses were taken out)."""
     c = _median_by(curve, "size_bytes", "latency_ns")
     pen = tlb_penalty_ns(c["size_bytes"], tlb_levels, window_bytes=RING_WINDOW_BYTES)
     if not (pen > 0).any() or (c["latency_ns"] - pen <= 0).any():
-        return levels, notes
+        return levels, notes, False
     corrected = c.assign(latency_ns=c["latency_ns"] - pen)
     lv2, notes2, _ = _fit_levels(corrected, min_ratio, True)
     n = len(c)
@@ -570,9 +576,9 @@ def _with_tlb_removed(curve, tlb_levels, min_ratio, levels, notes):
         return lv2, notes2 + [f"the TLB's misses (measured: {reach}) taken out of the curve "
                               f"before the fit: the model explains it better so (the pages "
                               f"behave as 4 KiB pages, e.g. a guest's huge pages on small "
-                              f"host pages)"]
+                              f"host pages)"], True
     return levels, notes + ["the curve fitted as measured (taking the TLB's misses out did "
-                            "not explain it better)"]
+                            "not explain it better)"], False
 
 
 from .synthetic import synthetic_curve  # noqa: E402  (re-exported: tests and notebooks use it)

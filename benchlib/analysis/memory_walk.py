@@ -31,7 +31,7 @@ def refit_with_walk(fit: MemoryFit, walk: pd.DataFrame) -> None:
     page: a ring fits it or not, whatever the policy)."""
     check_columns(walk, ["size_bytes", "latency_ns"])
     c = _median_by(walk, "size_bytes", "latency_ns")
-    if any("taken out of the curve" in n for n in fit.notes) and fit.tlb:
+    if fit.tlb_removed:
         c = c.assign(latency_ns=c["latency_ns"] - tlb_penalty_ns(c["size_bytes"], fit.tlb))
     caches = [lv for lv in fit.levels if lv.size_bytes]
     k = 0
@@ -65,7 +65,7 @@ def refit_with_walk(fit: MemoryFit, walk: pd.DataFrame) -> None:
             fit.notes.append(f"{lv.name}: the random walk was not fitted ({exc}); its size is "
                              f"the ring's")
             continue
-        if getattr(t, "edge_of_grid", False):
+        if t.edge_of_grid:
             fit.notes.append(f"{lv.name}: the random walk's fit reaches the edge of its search "
                              f"({t.size_bytes / 1024:.0f} KiB): its size is the ring's")
             continue
