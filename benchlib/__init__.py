@@ -10,15 +10,29 @@ analyses.  Start with::
 """
 __version__ = "0.1.0"
 
-from .errors import BenchlibError, MeasurementError  # noqa: E402
-from .harness import PROFILES, Result, run, sweep  # noqa: E402
-from .metadata import machine_info  # noqa: E402
-from .registry import get_benchmark, list_benchmarks  # noqa: E402
-from .store import load_results, save_results  # noqa: E402
+# The public names load on first use (PEP 562), so that the measuring worker
+# (benchlib._worker), which imports this package, loads neither numpy nor
+# pandas and so starts no thread pool.
+_PUBLIC = {
+    "BenchlibError": ".errors", "MeasurementError": ".errors",
+    "PROFILES": ".profiles", "Result": ".harness", "run": ".harness", "sweep": ".harness",
+    "machine_info": ".metadata", "get_benchmark": ".registry", "list_benchmarks": ".registry",
+    "load_results": ".store", "save_results": ".store",
+}
+__all__ = list(_PUBLIC)
 
-from . import benchmarks as _benchmarks  # noqa: E402,F401  (registers them)
+from . import benchmarks as _benchmarks  # noqa: E402,F401  (registers them; light)
 
-__all__ = [
-    "BenchlibError", "MeasurementError", "PROFILES", "Result", "run", "sweep",
-    "machine_info", "get_benchmark", "list_benchmarks", "load_results", "save_results",
-]
+
+def __getattr__(name):
+    if name in _PUBLIC:
+        import importlib
+
+        value = getattr(importlib.import_module(_PUBLIC[name], __name__), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'benchlib' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(list(globals()) + __all__)

@@ -17,45 +17,8 @@ import pandas as pd
 
 from .errors import BenchlibError, MeasurementError
 from .metadata import machine_info
+from .profiles import PROFILES, Profile, get_profile  # noqa: F401  (re-exported)
 from .registry import Benchmark, get_benchmark
-
-
-@dataclass(frozen=True)
-class Profile:
-    """How hard to measure.  One sample lasts at least target_sample_ms
-    (calibrated in C); a run stops taking samples after max_total_s.
-
-    Adaptive sampling: with target_rel_ci set, more batches of n_samples
-    (same iteration count, each timed in C) follow the first until the 95%
-    bootstrap interval of the median is within target_rel_ci of it (half-width
-    over median), or time_cap_s has passed, whichever comes first."""
-    name: str
-    n_samples: int
-    n_warmup: int
-    target_sample_ms: float
-    max_total_s: float
-    target_rel_ci: float | None = None
-    time_cap_s: float | None = None
-
-
-PROFILES: dict[str, Profile] = {
-    "smoke": Profile("smoke", n_samples=5, n_warmup=1, target_sample_ms=0.2, max_total_s=0.25),
-    "quick": Profile("quick", n_samples=15, n_warmup=2, target_sample_ms=2.0, max_total_s=2.0),
-    "full": Profile("full", n_samples=41, n_warmup=3, target_sample_ms=10.0, max_total_s=20.0),
-    # quick's samples, then more until the median is known within 3% (or 30 s)
-    "precise": Profile("precise", n_samples=15, n_warmup=2, target_sample_ms=2.0, max_total_s=2.0,
-                       target_rel_ci=0.03, time_cap_s=30.0),
-}
-
-
-def get_profile(profile: str | Profile) -> Profile:
-    if isinstance(profile, Profile):
-        return profile
-    try:
-        return PROFILES[profile]
-    except KeyError:
-        raise BenchlibError(
-            f"unknown profile {profile!r}; valid profiles: {', '.join(PROFILES)}") from None
 
 
 @dataclass
@@ -87,6 +50,10 @@ class Result:
     # noise diagnostics (benchlib.diagnostics) and where the result came from
     diagnostics: dict = field(default_factory=dict)
     provenance: dict = field(default_factory=dict)
+    # the process that ran the loop (benchlib._process.process_state): kind
+    # ("worker", "process"), threads before and after, descriptors, mappings,
+    # signals caught; empty for results recorded before schema version 2
+    process: dict = field(default_factory=dict)
 
     @property
     def stable(self) -> bool | None:
@@ -199,54 +166,15 @@ class Result:
 
 
 def _opts(profile: Profile, n_samples: int | None, cpu: int):
-    from ._native import ffi
-
-    o = ffi.new("bl_opts *")
-    o.n_samples = n_samples or profile.n_samples
-    o.n_warmup = profile.n_warmup
-    o.target_sample_ns = profile.target_sample_ms * 1e6
-    o.iterations = 0
-    o.max_iterations = 0
-    o.max_total_ns = profile.max_total_s * 1e9
-    o.cpu = cpu
-    o.helper_cpu = -1
-    o.subtract_overhead = 0
-    return o
-
-
-def _call(bench: Benchmark, params: dict, profile: Profile, n_samples: int | None,
-          iterations: int = 0, max_total_s: float | None = None):
-    """One call of the C core: (ns, ticks, ghz, info, opts, extras)."""
-    from ._native import ffi, lib
-
-    opts = _opts(profile, n_samples, params.get("cpu", -1))
-    opts.iterations = iterations
-    if max_total_s is not None:
-        opts.max_total_ns = max_total_s * 1e9
-    n = opts.n_samples
-    ns = ffi.new("double[]", n)
-    ticks = ffi.new("double[]", n)
-    ghz = ffi.new("double[]", n)
-    opts.clock_ghz = ghz
-    info = ffi.new("bl_info *")
-    # every callback returns (return code, facts only the measurement knows)
-    rc, measured_extras = bench.measure(params, opts, ns, ticks, info)
-    if rc == lib.BL_EINTR:
-        raise KeyboardInterrupt
-    if rc == lib.BL_EINVAL:
-        raise BenchlibError(ffi.string(lib.bl_last_error()).decode())
-    if rc != lib.BL_OK:
-        raise MeasurementError(f"{bench.name}: {ffi.string(lib.bl_last_error()).decode()}")
-    k = info.n_samples
-    return ([ns[i] for i in range(k)],
-            [ticks[i] for i in range(k)] if info.has_ticks else None,
-            # a benchmark that times itself (no per-sample probe) sets clock_ghz to NULL
-            [ghz[i] for i in range(k)] if opts.clock_ghz != ffi.NULL else None,
-            info, opts, measured_extras)
+    from ._worker import make_opts
+    return make_opts(profile, n_samples, cpu)
 
 
 def _measure(bench: Benchmark, params: dict, profile: Profile, n_samples: int | None) -> Result:
-    from . import diagnostics
+    """Measure in the single-threaded worker (``benchlib._worker``): one call
+    of the C core, then, with adaptive sampling, more calls at the same
+    iteration count until the median is known well enough."""
+    from . import _worker, diagnostics
     from .analysis.stats import rel_ci_halfwidth
     from .resultfile import provenance
 
@@ -255,12 +183,11 @@ def _measure(bench: Benchmark, params: dict, profile: Profile, n_samples: int | 
     if n_samples is None and bench.n_samples_for is not None:
         n_samples = bench.n_samples_for(params, profile)
     machine = machine_info()  # before the run: load average as the run found it
-    before = diagnostics.Snapshot()
-    raw, ticks, ghz, info, opts, measured_extras = _call(bench, params, profile, n_samples)
-    first = {"cpu_first": info.cpu_first, "iterations": int(info.iterations),
-             "calibrated_sample_ns": info.calibrated_sample_ns,
-             "overhead_ns": info.overhead_ns, "calibration_ns": info.calibration_ns}
-    migrations, adaptive = info.cpu_migrations, None
+    t0 = time.monotonic()
+    out = _worker.call(bench.name, params, profile, n_samples)
+    raw, ticks, ghz, info = out["ns"], out["ticks"], out["ghz"], out["info"]
+    first, before, process = dict(info), out["before"], out["process"]
+    migrations, adaptive = info["cpu_migrations"], None
     if profile.target_rel_ci:
         # more batches at the calibrated iteration count, each timed in C
         cap = profile.time_cap_s or math.inf
@@ -269,27 +196,29 @@ def _measure(bench: Benchmark, params: dict, profile: Profile, n_samples: int | 
             to_unit = [bench.to_unit(x, params) for x in raw]
             hw = rel_ci_halfwidth(to_unit)
             reached = hw <= profile.target_rel_ci
-            left = cap - (time.monotonic() - before.t)
+            left = cap - (time.monotonic() - t0)
             if reached or left <= 0 or len(raw) >= 100_000:
                 break
-            more = _call(bench, params, profile, n_samples, iterations=first["iterations"],
-                         max_total_s=min(profile.max_total_s, left))
-            raw += more[0]
-            ticks = ticks + more[1] if ticks is not None and more[1] is not None else None
-            ghz = ghz + more[2] if ghz is not None and more[2] is not None else None
-            info = more[3]
-            migrations += info.cpu_migrations
+            out = _worker.call(bench.name, params, profile, n_samples,
+                               iterations=first["iterations"],
+                               max_total_s=min(profile.max_total_s, left))
+            raw = raw + out["ns"]
+            ticks = ticks + out["ticks"] if ticks is not None and out["ticks"] is not None else None
+            ghz = ghz + out["ghz"] if ghz is not None and out["ghz"] is not None else None
+            info = out["info"]
+            migrations += info["cpu_migrations"]
+            process["threads_after"] = max(process["threads_after"],
+                                           out["process"]["threads_after"])
             batches += 1
         adaptive = {"target_rel_ci": profile.target_rel_ci, "time_cap_s": profile.time_cap_s,
                     "batches": batches, "reached": bool(reached), "rel_ci_halfwidth": hw,
-                    "elapsed_s": time.monotonic() - before.t}
-    after = diagnostics.Snapshot()
+                    "elapsed_s": time.monotonic() - t0}
     samples = [bench.to_unit(x, params) for x in raw]
-    placement = {"cpu_requested": opts.cpu, "helper_cpu": info.helper_cpu,
-                 "cpu_first": first["cpu_first"], "cpu_last": info.cpu_last,
+    placement = {"cpu_requested": out["cpu"], "helper_cpu": info["helper_cpu"],
+                 "cpu_first": first["cpu_first"], "cpu_last": info["cpu_last"],
                  "cpu_migrations": migrations}
     diag = diagnostics.diagnose(samples, ghz, placement,
-                                after.since(before, diagnostics.measuring_cpus(placement)))
+                                out["after"].since(before, diagnostics.measuring_cpus(placement)))
     if adaptive:
         diag["adaptive"] = adaptive
     return Result(
@@ -301,19 +230,20 @@ def _measure(bench: Benchmark, params: dict, profile: Profile, n_samples: int | 
         ns_per_iteration=raw,
         tsc_ticks_per_iteration=ticks,
         clock_ghz=ghz,
-        iterations_per_sample=first["iterations"],
+        iterations_per_sample=int(first["iterations"]),
         placement=placement,
-        clock_resolution_ns=info.clock_resolution_ns,
+        clock_resolution_ns=info["clock_resolution_ns"],
         overhead_ns=first["overhead_ns"],
         calibration_s=first["calibration_ns"] / 1e9,
         profile=profile.name,
         machine=machine,
         timestamp=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
         counts=bench.counts,
-        extras={**(bench.extras(info, params) if bench.extras else {}), **measured_extras},
+        extras=out["extras"],
         calibrated_sample_ns=first["calibrated_sample_ns"],
         diagnostics=diag,
         provenance=provenance(),
+        process=process,
     )
 
 

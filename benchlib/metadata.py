@@ -103,6 +103,32 @@ def cpu_mitigations() -> dict[str, str]:
     return out
 
 
+def cpu_vulnerabilities() -> dict[str, str]:
+    """Every line of /sys/devices/system/cpu/vulnerabilities: mitigated,
+    vulnerable or not affected, as the kernel states it."""
+    d = _SYS_CPU / "vulnerabilities"
+    return {f.name: _read(f) for f in sorted(d.glob("*"))} if d.is_dir() else {}
+
+
+def smt_state() -> dict:
+    """Simultaneous multithreading: whether sibling hardware threads are
+    active and how the kernel controls them (None where sysfs says nothing)."""
+    active = _read(_SYS_CPU / "smt" / "active")
+    return {"active": None if active is None else active == "1",
+            "control": _read(_SYS_CPU / "smt" / "control")}
+
+
+def cpufreq_policy() -> dict | None:
+    """The frequency policy of CPU 0: driver, governor, energy preference and
+    limits; None where the guest exposes no cpufreq (common on VMs)."""
+    d = _SYS_CPU / "cpu0" / "cpufreq"
+    if not d.is_dir():
+        return None
+    keys = ("scaling_driver", "scaling_governor", "energy_performance_preference",
+            "scaling_min_freq", "scaling_max_freq", "cpuinfo_max_freq")
+    return {k: _read(d / k) for k in keys}
+
+
 @functools.lru_cache(maxsize=1)
 def _static_info() -> dict:
     from ._native import ffi, lib
@@ -132,8 +158,13 @@ def _static_info() -> dict:
         "virtualized": virt,
         "hypervisor_hint": hint,
         "thp_enabled": _bracketed(_read("/sys/kernel/mm/transparent_hugepage/enabled")),
+        "thp_defrag": _bracketed(_read("/sys/kernel/mm/transparent_hugepage/defrag")),
         "cpufreq_governor": _read(_SYS_CPU / "cpu0" / "cpufreq" / "scaling_governor"),
+        "cpufreq_policy": cpufreq_policy(),
+        "smt": smt_state(),
         "cpu_mitigations": cpu_mitigations(),
+        "cpu_vulnerabilities": cpu_vulnerabilities(),
+        "kernel_cmdline": _read("/proc/cmdline"),
         "clocksource": _read(_SYS_CPU.parent / "clocksource" / "clocksource0" / "current_clocksource"),
         "clock_resolution_ns": lib.bl_clock_resolution_ns(),
         "tsc_ghz": round(tsc, 4) if tsc > 0 else None,

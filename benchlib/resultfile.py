@@ -3,7 +3,7 @@ benchlib writes (result files, the store's lines, notebooks' output folders).
 
 A result file is a JSON object::
 
-    {"schema_version": 1, "format": "benchlib-results", "created": "<UTC ISO time>",
+    {"schema_version": 2, "format": "benchlib-results", "created": "<UTC ISO time>",
      "results": [<record>, ...]}
 
 and a record (also one line of a store file, results/store/<host>.jsonl) holds
@@ -12,10 +12,14 @@ every sample at full precision (JSON floats round-trip exactly), the raw ns
 per iteration, TSC ticks and per-sample core clock, the summary, placement,
 profile, timestamp, machine metadata, provenance (package version, git
 commit, command or notebook) and the noise diagnostics.  The JSON Schema is
-benchlib/schema/result-v1.schema.json (``schema()``).  NaN and infinity are
-written as null.  Store lines written before schema_version existed
-(version 0) are upgraded on reading: their diagnostics are recomputed from
-the samples (the run-time facts, steal and context switches, stay null)."""
+benchlib/schema/result-v2.schema.json (``schema()``).  NaN and infinity are
+written as null.  Older records are upgraded on reading: version 0 (store
+lines written before schema_version existed) gets its diagnostics
+recomputed from the samples (the run-time facts, steal and context
+switches, stay null); version 1 gets an empty ``process`` record (version 2
+added it: the measuring process's kind, threads, descriptors, mappings and
+signals; a version-1 result was measured in the calling Python process,
+whose thread count nobody recorded)."""
 from __future__ import annotations
 
 import datetime as _dt
@@ -31,7 +35,7 @@ from typing import Iterable
 
 from .errors import BenchlibError
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 FORMAT = "benchlib-results"
 RESULT_FILE_NAME = "results.json"
 _SCHEMA_PATH = Path(__file__).parent / "schema" / f"result-v{SCHEMA_VERSION}.schema.json"
@@ -99,23 +103,30 @@ def dumps_record(result) -> str:
 
 
 def upgrade(rec: dict) -> dict:
-    """A record of any known version as a version-1 record."""
+    """A record of any known version as a current-version record, one step
+    at a time (0 -> 1: diagnostics recomputed; 1 -> 2: ``process`` added,
+    empty)."""
     v = rec.get("schema_version", 0)
     if v == SCHEMA_VERSION:
         return rec
-    if v != 0:
+    if not isinstance(v, int) or v > SCHEMA_VERSION or v < 0:
         raise BenchlibError(f"result schema_version {v} is newer than this benchlib reads "
                             f"({SCHEMA_VERSION}); upgrade benchlib")
-    from .diagnostics import diagnose
-
     out = dict(rec)
+    if v == 0:
+        from .diagnostics import diagnose
+
+        out.setdefault("extras", {})
+        out.setdefault("counts", "")
+        out.setdefault("placement", {})
+        out["provenance"] = {"benchlib_version": (rec.get("machine") or {}).get("benchlib_version"),
+                             "git_commit": None, "git_dirty": None, "command": None,
+                             "notebook": None}
+        out["diagnostics"] = diagnose(rec["samples"], rec.get("clock_ghz"), out["placement"],
+                                      None)
+    if v <= 1:
+        out.setdefault("process", {})
     out["schema_version"] = SCHEMA_VERSION
-    out.setdefault("extras", {})
-    out.setdefault("counts", "")
-    out.setdefault("placement", {})
-    out["provenance"] = {"benchlib_version": (rec.get("machine") or {}).get("benchlib_version"),
-                         "git_commit": None, "git_dirty": None, "command": None, "notebook": None}
-    out["diagnostics"] = diagnose(rec["samples"], rec.get("clock_ghz"), out["placement"], None)
     return _clean(out)
 
 
@@ -241,9 +252,13 @@ def read_records(path: str | os.PathLike, check: bool = True) -> list[dict]:
     if doc.get("schema_version", 0) > SCHEMA_VERSION:
         raise BenchlibError(f"{path}: schema_version {doc['schema_version']} is newer than this "
                             f"benchlib reads ({SCHEMA_VERSION}); upgrade benchlib")
+    if not isinstance(doc.get("results"), list):
+        raise BenchlibError(f"{path}: not a valid benchlib result file (no \"results\" list)")
+    doc = {**doc, "schema_version": SCHEMA_VERSION,
+           "results": [upgrade(r) if isinstance(r, dict) else r for r in doc["results"]]}
     if check:
         validate(doc, "file", str(path))
-    return [upgrade(r) for r in doc["results"]]
+    return doc["results"]
 
 
 def read(path: str | os.PathLike) -> list:

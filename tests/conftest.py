@@ -78,6 +78,26 @@ def two_cpus():
 
 # ---- interrupting a run: helpers shared by the Ctrl-C tests ----
 
+def measuring_pid():
+    """The process that runs this test process's timed loops (benchlib's
+    measuring worker, started if need be)."""
+    from benchlib import _worker
+
+    return _worker.measuring_pid()
+
+
+def measuring_children():
+    """Children (exited or not) of the process that runs the timed loops.
+    A benchmark's helpers must all be reaped when its run returns, so this
+    is [] after every run."""
+    return children_of(measuring_pid())
+
+
+def measuring_fds():
+    """The open descriptors of the process that runs the timed loops."""
+    return sorted(os.listdir(f"/proc/{measuring_pid()}/fd"))
+
+
 def children_of(pid):
     """PIDs whose parent is ``pid`` (from /proc)."""
     kids = []
@@ -181,8 +201,12 @@ def interrupt_run(name, params, started, settle_s=1.0, wait_s=30):
 
 def kill_children():
     """Kill and reap this process's children (orphans handed to a
-    subreaper); returns their PIDs, so a test can fail on them."""
-    leftover = children_of(os.getpid())
+    subreaper); returns their PIDs, so a test can fail on them.  This
+    process's own measuring worker (benchlib._worker) is no leftover."""
+    from benchlib import _worker
+
+    own = _worker._current.proc.pid if _worker._current is not None else None
+    leftover = [k for k in children_of(os.getpid()) if k != own]
     for k in leftover:
         try:
             os.kill(k, signal.SIGKILL)

@@ -5,7 +5,7 @@ import time
 
 import pytest
 
-from conftest import children_of, comm, interrupt_run, json_lines, kill_children, subreaper
+from conftest import children_of, comm, descendants, interrupt_run, json_lines, kill_children, subreaper
 
 
 def test_list_json(cli):
@@ -82,7 +82,7 @@ def test_interrupting_a_pipe_benchmark_leaves_no_process():
     with subreaper():
         rc, err = interrupt_run(
             "pipe_latency", ["placement=unpinned"], settle_s=0.3,
-            started=lambda pid: any(comm(k) == "bl-pipe-echo" for k in children_of(pid)))
+            started=lambda pid: any(comm(k) == "bl-pipe-echo" for k in descendants(pid)))
         assert rc == 130, err
         assert "interrupted" in err and "Traceback" not in err
         time.sleep(0.2)

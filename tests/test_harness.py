@@ -193,3 +193,93 @@ def test_cpu_clock_is_the_probe_s_chain():
     assert r.unit == "GHz" and r.higher_is_better
     assert 0.2 < r.median < 10
     assert r.median == pytest.approx(r.median_clock_ghz, rel=0.2)
+
+
+def _alive(pid: int) -> bool:
+    """A process that exists and is not a zombie awaiting its parent."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def test_the_loop_runs_in_a_process_with_one_thread():
+    """Structure, not timing: this process holds a second thread, the
+    measuring process does not (a shared file table takes the slow fd path)."""
+    stop = threading.Event()
+    t = threading.Thread(target=stop.wait)
+    t.start()
+    try:
+        assert len(os.listdir("/proc/self/task")) >= 2
+        r = benchlib.run("syscall", op="write", profile="smoke")
+    finally:
+        stop.set()
+        t.join()
+    p = r.process
+    assert p["kind"] == "worker" and p["pid"] != os.getpid()
+    assert p["threads"] == 1 and p["threads_after"] == 1
+    assert p["open_fds"] >= 3 and p["mappings"] > 0
+
+
+def test_in_process_mode_records_the_callers_threads(monkeypatch):
+    monkeypatch.setenv("BENCHLIB_MEASURE_IN", "process")
+    stop = threading.Event()
+    t = threading.Thread(target=stop.wait)
+    t.start()
+    try:
+        r = benchlib.run("syscall", op="getppid", profile="smoke")
+    finally:
+        stop.set()
+        t.join()
+    assert r.process["kind"] == "process" and r.process["pid"] == os.getpid()
+    assert r.process["threads"] >= 2
+
+
+def test_a_bad_measuring_mode_is_a_clear_error(monkeypatch):
+    monkeypatch.setenv("BENCHLIB_MEASURE_IN", "elsewhere")
+    with pytest.raises(benchlib.BenchlibError, match="BENCHLIB_MEASURE_IN must be"):
+        benchlib.run("syscall", profile="smoke")
+
+
+def test_an_interrupted_run_ends_its_worker_and_the_next_run_starts_another():
+    from benchlib import _worker
+
+    benchlib.run("syscall", profile="smoke")
+    old = _worker._current.proc.pid
+    timer = threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGINT))
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            benchlib.run("pipe_latency", profile="full", n_samples=100000)
+    finally:
+        timer.cancel()
+    assert not _alive(old)
+    r = benchlib.run("syscall", profile="smoke")
+    assert r.process["pid"] != old and r.process["kind"] == "worker"
+
+
+def test_the_worker_dies_with_its_caller(tmp_path):
+    import subprocess
+    import sys
+
+    script = ("import os, signal, benchlib\n"
+              "r = benchlib.run('syscall', profile='smoke')\n"
+              "print(r.process['pid'], flush=True)\n"
+              "os.kill(os.getpid(), signal.SIGKILL)\n")
+    p = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    pid = int(p.stdout.split()[0])
+    deadline = time.monotonic() + 10
+    while _alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not _alive(pid)
+
+
+def test_a_python_error_in_the_worker_reaches_the_caller_as_itself(tmp_path):
+    """A benchmark's own check inside the worker (a file system that refuses
+    O_DIRECT here, or any BenchlibError) comes back as a BenchlibError."""
+    from benchlib import _worker
+    from benchlib.profiles import PROFILES
+
+    with pytest.raises(benchlib.BenchlibError):
+        _worker.call("no_such_benchmark", {}, PROFILES["smoke"], 1)

@@ -8,17 +8,19 @@ import pytest
 import benchlib
 from benchlib.benchmarks import RPC_MISSING, have_rpc
 from benchlib.errors import BenchlibError
-from conftest import children_of, comm, interrupt_run, kill_children, subreaper
+from conftest import (comm, descendants, interrupt_run, kill_children, measuring_fds, measuring_pid,
+                      subreaper)
 
 HELPER = "bl-net-echo"
 
 
 def _helpers_of(pid):
-    return [k for k in children_of(pid) if comm(k) == HELPER]
+    """The helpers anywhere below ``pid`` (a CLI's are its worker's children)."""
+    return [k for k in descendants(pid) if comm(k) == HELPER]
 
 
 def _fds():
-    return sorted(os.listdir("/proc/self/fd"))
+    return measuring_fds()
 
 
 needs_rpc = pytest.mark.skipif(not have_rpc(), reason=RPC_MISSING)
@@ -30,7 +32,7 @@ def test_ipc_latency_each_transport(transport):
     r = benchlib.run("ipc_latency", transport=transport, profile="smoke")
     assert r.unit == "us" and r.samples and all(s > 0 for s in r.samples)
     assert r.params["transport"] == transport and r.extras["transport"] == transport
-    assert _fds() == before and _helpers_of(os.getpid()) == []
+    assert _fds() == before and _helpers_of(measuring_pid()) == []
 
 
 def test_ipc_latency_placements(two_cpus):
@@ -48,7 +50,7 @@ def test_tcp_connect_leaves_no_time_wait():
     assert r.unit == "us" and all(s > 0 for s in r.samples)
     assert r.extras["listener_port"] > 0
     assert r.extras["time_wait_left"] == 0
-    assert _fds() == before and _helpers_of(os.getpid()) == []
+    assert _fds() == before and _helpers_of(measuring_pid()) == []
 
 
 @needs_rpc
@@ -58,7 +60,7 @@ def test_rpc_latency(transport):
     r = benchlib.run("rpc_latency", transport=transport, profile="smoke")
     assert r.unit == "us" and all(s > 0 for s in r.samples)
     assert r.extras["rpc_library"] == "libtirpc"
-    assert _fds() == before and _helpers_of(os.getpid()) == []
+    assert _fds() == before and _helpers_of(measuring_pid()) == []
 
 
 def test_rpc_without_library_is_a_clear_error(monkeypatch):
@@ -77,7 +79,7 @@ def test_ipc_bandwidth_reports_buffers(transport):
     assert r.extras["send_buffer_bytes"] > 0 and r.extras["receive_buffer_bytes"] > 0
     # MB/s is transfer_bytes per iteration, MB = 10^6 bytes
     assert r.samples[0] == pytest.approx(65536 / r.ns_per_iteration[0] * 1e3)
-    assert _fds() == before and _helpers_of(os.getpid()) == []
+    assert _fds() == before and _helpers_of(measuring_pid()) == []
 
 
 @pytest.mark.parametrize("transport", ["unix", "tcp", "pipe"])

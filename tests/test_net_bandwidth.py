@@ -9,17 +9,19 @@ import pytest
 
 import benchlib
 from benchlib.errors import MeasurementError
-from conftest import children_of, comm, interrupt_run, kill_children, refuses, subreaper
+from conftest import (comm, descendants, interrupt_run, kill_children, measuring_fds, measuring_pid,
+                      refuses, subreaper)
 
 HELPER = "bl-net-echo"
 
 
 def _helpers_of(pid):
-    return [k for k in children_of(pid) if comm(k) == HELPER]
+    """The helpers anywhere below ``pid`` (a CLI's are its worker's children)."""
+    return [k for k in descendants(pid) if comm(k) == HELPER]
 
 
 def _fds():
-    return sorted(os.listdir("/proc/self/fd"))
+    return measuring_fds()
 
 
 def test_udp_bandwidth_counts_what_arrives():
@@ -35,7 +37,7 @@ def test_udp_bandwidth_counts_what_arrives():
     # ns_per_iteration is per datagram received: MB/s = bytes / ns x 1e3
     assert r.samples[0] == pytest.approx(8192 / r.ns_per_iteration[0] * 1e3)
     assert r.extras["receive_buffer_bytes"] > 0
-    assert _fds() == before and _helpers_of(os.getpid()) == []
+    assert _fds() == before and _helpers_of(measuring_pid()) == []
 
 
 def test_udp_nothing_lost_is_counted_exactly():
@@ -60,9 +62,9 @@ def _run_in_thread(**params):
     t = threading.Thread(target=go)
     t.start()
     deadline = time.monotonic() + 10
-    while not _helpers_of(os.getpid()) and time.monotonic() < deadline:
+    while not _helpers_of(measuring_pid()) and time.monotonic() < deadline:
         time.sleep(0.005)
-    helpers = _helpers_of(os.getpid())
+    helpers = _helpers_of(measuring_pid())
     assert helpers, "the run never started its helper"
     return t, out, helpers[0]
 
@@ -87,7 +89,7 @@ def test_udp_loss_is_counted_and_does_not_hang():
     # a sample whose every datagram was dropped is kept, at 0 (the next test)
     assert all(0 <= f <= 1 for f in r.extras["delivered_fraction"])
     assert r.extras["starved_samples"] == sum(f == 0 for f in r.extras["delivered_fraction"])
-    assert _helpers_of(os.getpid()) == []
+    assert _helpers_of(measuring_pid()) == []
 
 
 def test_a_starved_sample_is_reported_not_fatal(monkeypatch):
@@ -109,6 +111,7 @@ def test_a_starved_sample_is_reported_not_fatal(monkeypatch):
             info.n_samples, info.iterations, info.has_ticks = 3, 16, 0
             return 0
 
+    monkeypatch.setenv("BENCHLIB_MEASURE_IN", "process")  # the fake library is in this process
     monkeypatch.setattr(udp_registration, "_lib", lambda: FakeLib())
     monkeypatch.setattr(benchlib.harness, "machine_info", lambda: {})
     with pytest.warns(RuntimeWarning, match="1 of 3 samples delivered no datagram"):
@@ -128,7 +131,7 @@ def test_udp_helper_death_is_an_error_not_a_hang():
     assert not t.is_alive(), "the run hung after its helper died"
     assert isinstance(out.get("error"), MeasurementError), out
     assert "helper" in str(out["error"])
-    assert _helpers_of(os.getpid()) == []
+    assert _helpers_of(measuring_pid()) == []
 
 
 @pytest.mark.parametrize("params,message", [

@@ -27,7 +27,7 @@ def test_round_trip_keeps_every_sample_exactly(result, tmp_path):
     path = resultfile.write(tmp_path / "r.json", [result])
     doc = json.loads(path.read_text())
     jsonschema.validate(doc, resultfile.schema())
-    assert doc["schema_version"] == 1 and doc["format"] == "benchlib-results"
+    assert doc["schema_version"] == 2 and doc["format"] == "benchlib-results"
     back = resultfile.read(path)[0]
     assert back.samples == result.samples  # exact floats, not rounded
     assert back.ns_per_iteration == result.ns_per_iteration
@@ -72,7 +72,7 @@ def test_old_store_lines_still_load():
     """A store file as written before the format was versioned (recorded)."""
     path = DATA / "store-v0.jsonl"
     recs = resultfile.read_records(path)
-    assert len(recs) == 2 and all(r["schema_version"] == 1 for r in recs)
+    assert len(recs) == 2 and all(r["schema_version"] == 2 for r in recs)
     raw = [json.loads(line) for line in path.read_text().splitlines()]
     assert "schema_version" not in raw[0] and "diagnostics" not in raw[0]
     assert recs[0]["samples"] == raw[0]["samples"]
@@ -87,7 +87,7 @@ def test_store_lines_are_records(result, tmp_path):
     path = save_results([result], tmp_path)
     line = json.loads(path.read_text().splitlines()[0])
     resultfile.validate(line, kind="record")
-    assert line["schema_version"] == 1
+    assert line["schema_version"] == 2
 
 
 def test_newer_version_is_refused(result, tmp_path):
@@ -150,3 +150,27 @@ def test_result_file_mode_follows_the_umask(result, tmp_path):
     finally:
         os.umask(old)
     assert path.stat().st_mode & 0o777 == 0o644
+
+
+def test_version_1_records_upgrade_with_an_empty_process_record():
+    """A store line of schema version 1 (validated against the v1 schema when
+    it was recorded): read as version 2, its process record empty, since the
+    process that ran it was not recorded then."""
+    path = DATA / "store-v1.jsonl"
+    raw = json.loads(path.read_text().splitlines()[0])
+    assert raw["schema_version"] == 1 and "process" not in raw
+    (rec,) = resultfile.read_records(path)
+    assert rec["schema_version"] == 2 and rec["process"] == {}
+    resultfile.validate(rec, kind="record")
+    assert rec["samples"] == raw["samples"] and rec["diagnostics"] == raw["diagnostics"]
+    assert resultfile.from_record(rec).process == {}
+
+
+def test_a_record_names_the_process_that_ran_its_loop(result):
+    rec = resultfile.to_record(result)
+    p = rec["process"]
+    assert p["kind"] in ("worker", "process") and p["threads"] >= 1
+    for key in ("open_fds", "mappings", "signals_caught", "threads_after"):
+        assert key in p
+    for key in ("cpu_vulnerabilities", "smt", "kernel_cmdline", "thp_defrag"):
+        assert key in rec["machine"]

@@ -19,8 +19,6 @@ import shutil
 import tempfile
 from dataclasses import asdict, dataclass, field, replace
 
-import pandas as pd
-
 from ..errors import BenchlibError
 from ..metadata import machine_info
 from ..registry import (Benchmark, Param, check_directory, check_free_space, filesystem_of,
@@ -261,7 +259,9 @@ class IOSpace:
                 "method": self.method, **tags}
 
     def measure_many(self, workloads, desc: str = "", progress: bool = True,
-                     seed: int | None = None, **tags) -> pd.DataFrame:
+                     seed: int | None = None, **tags) -> "pd.DataFrame":
+        import pandas as pd
+
         from ..progress import tqdm
         rows = []
         for i, w in enumerate(tqdm(list(workloads), desc=desc, unit="workload",
