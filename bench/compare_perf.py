@@ -1,8 +1,12 @@
 #!/usr/bin/env python3
-"""benchlib beside `perf bench` and fio: paired, interleaved rounds.
+"""benchlib beside lmbench3, `perf bench` and fio: paired, interleaved rounds.
 
     python bench/compare_perf.py [--rounds 7] [--cpu 0] [--directory DIR] [--only WORD ...]
-                                 [--out results/bench]
+                                 [--lmbench BIN] [--out results/bench]
+
+--lmbench BIN: the folder of lmbench3's programs (../shared/peers/build-lmbench3.sh
+prints it); its pairs are then measured too (lat_syscall, lat_sig, lat_proc,
+lat_pipe, lat_unix), each program run with -N 5 under the same taskset.
 
 Every round measures every pair once, the pairs in a new random order and,
 inside a pair, the two tools back to back in a random order; both run
@@ -61,18 +65,25 @@ class Pair:
     unit: str
     ours: Callable[[], float]
     theirs: Callable[[], float]
-    tool: str  # perf or fio
+    tool: str  # perf, fio or lmbench3
     ours_cmd: str = ""
     theirs_cmd: str = ""
+    explained: str = ""  # what each tool times differently, where a measurement showed it
     values: dict = field(default_factory=lambda: {"ours": [], "theirs": [], "first": []})
 
 
 class Tools:
     """The commands, all under one `taskset -c CPU`."""
 
-    def __init__(self, cpu: int, workdir: Path):
-        self.cpu, self.workdir = cpu, workdir
+    def __init__(self, cpu: int, workdir: Path, lmbench: Path | None = None):
+        self.cpu, self.workdir, self.lmbench = cpu, workdir, lmbench
         self.pin = ["taskset", "-c", str(cpu)]
+
+    def lmbench_us(self, program: str, *args: str) -> float:
+        """lmbench3's "<what>: <x> microseconds" line (it prints to stderr)."""
+        p = subprocess.run(self.pin + [str(self.lmbench / program), "-N", "5", *args],
+                           capture_output=True, text=True, check=True)
+        return lmbench_microseconds(p.stderr + p.stdout)
 
     def run(self, cmd: list[str]) -> str:
         return subprocess.run(self.pin + cmd, check=True, capture_output=True, text=True).stdout
@@ -115,6 +126,15 @@ def perf_usecs_per_op(out: str) -> float:
     m = re.search(r"([\d.]+)\s+usecs/op", out)
     if not m:
         raise RuntimeError(f"cannot read usecs/op from perf bench's output:\n{out}")
+    return float(m.group(1))
+
+
+def lmbench_microseconds(out: str) -> float:
+    """The figure of an lmbench3 latency program's "...: 0.1047 microseconds"
+    line (lat_pipe and lat_unix say "latency: 2.1 microseconds")."""
+    m = re.search(r":\s*([\d.]+)\s+microseconds", out)
+    if not m:
+        raise RuntimeError(f"cannot read microseconds from lmbench3's output:\n{out}")
     return float(m.group(1))
 
 
@@ -221,6 +241,33 @@ def make_pairs(t: Tools) -> list[Pair]:
     return pairs
 
 
+def lmbench_pairs(t: Tools) -> list[Pair]:
+    """benchlib against lmbench3, figure by figure, same CPU (both processes
+    of a round trip on it: taskset pins lmbench3's child too)."""
+    c = str(t.cpu)
+    rows = [
+        ("syscall", ("op=getppid",), "lat_syscall", ("null",), 1.0),
+        ("syscall", ("op=write",), "lat_syscall", ("write",), 1.0),
+        ("syscall", ("op=read",), "lat_syscall", ("read",), 1.0),
+        ("syscall", ("op=stat",), "lat_syscall", ("stat", "/dev/null"), 1.0),
+        ("syscall", ("op=fstat",), "lat_syscall", ("fstat", "/dev/null"), 1.0),
+        ("signal_latency", ("op=install",), "lat_sig", ("install",), 1.0),
+        ("signal_latency", ("op=deliver",), "lat_sig", ("catch",), 1.0),
+        ("process_creation", ("op=fork_exit", "parent=small"), "lat_proc", ("fork",), 1e3),
+        ("pipe_latency", ("placement=same_cpu",), "lat_pipe", (), 1.0),
+        ("ipc_latency", ("transport=unix", "placement=same_cpu"), "lat_unix", (), 1.0),
+    ]
+    pairs = []
+    for name, params, program, args, to_us in rows:
+        pairs.append(Pair(
+            f"{name} {' '.join(params)} | lmbench3 {program} {' '.join(args)}".rstrip(), "us",
+            lambda n=name, p=params, k=to_us: t.benchlib(n, *p, f"cpu={c}")["value"] * k,
+            lambda g=program, a=args: t.lmbench_us(g, *a), "lmbench3",
+            f"benchlib run {name} " + " ".join(f"-p {p}" for p in params),
+            f"{program} -N 5 {' '.join(args)}".rstrip()))
+    return pairs
+
+
 def _ring_round_trip_us(t: Tools) -> float:
     r = t.benchlib("context_switch", "processes=2", "process_kb=0", "placement=same_cpu",
                    f"cpu={t.cpu}")
@@ -246,8 +293,21 @@ def run_rounds(pairs: list[Pair], rounds: int, rng: random.Random) -> None:
         print(f"round {k + 1}/{rounds} done ({time.monotonic() - t0:.0f} s)", flush=True)
 
 
+AGREE_BAND = (0.90, 1.10)
+
+
+def agreement(s: dict, explained: str) -> str:
+    """agree: the ratio's 95% interval inside +-10 %; otherwise
+    differ-explained where a measurement showed why, else differ-unexplained."""
+    if s["ci_inside_band"]:
+        return "agree"
+    return "differ-explained" if explained else "differ-unexplained"
+
+
 def summarise(p: Pair) -> dict:
-    s = paired_ratio(p.values["ours"], p.values["theirs"])
+    s = paired_ratio(p.values["ours"], p.values["theirs"], band=AGREE_BAND)
+    s["agreement"] = agreement(s, p.explained)
+    s["explained"] = p.explained
     return {"unit": p.unit, "benchlib": p.ours_cmd, "other": p.theirs_cmd,
             "benchlib_values": p.values["ours"], "other_values": p.values["theirs"],
             "first": p.values["first"],
@@ -287,6 +347,8 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=None, help="seed of the random order")
     ap.add_argument("--windows", type=int, default=0,
                     help="then windows of five back-to-back `benchlib run syscall` (run-to-run spread)")
+    ap.add_argument("--lmbench", type=Path, default=None,
+                    help="folder of lmbench3's programs: measure its pairs too")
     ap.add_argument("--out", type=Path, default=Path("results/bench"))
     args = ap.parse_args()
     if args.rounds < 2:
@@ -297,10 +359,16 @@ def main() -> int:
         return 2
     workdir = Path(tempfile.mkdtemp(prefix="compare_perf-", dir=args.directory))
     try:
-        pairs = make_pairs(Tools(args.cpu, workdir))
+        tools = Tools(args.cpu, workdir, args.lmbench)
+        pairs = make_pairs(tools)
+        if args.lmbench is not None:
+            if not (args.lmbench / "lat_syscall").exists():
+                print(f"compare_perf: no lat_syscall in {args.lmbench}", file=sys.stderr)
+                return 2
+            pairs += lmbench_pairs(tools)
         if args.only:
             pairs = [p for p in pairs if any(w in p.label for w in args.only)]
-        missing = sorted({p.tool for p in pairs if not shutil.which(p.tool)}
+        missing = sorted({p.tool for p in pairs if p.tool != "lmbench3" and not shutil.which(p.tool)}
                          | ({"taskset"} if not shutil.which("taskset") else set()))
         if missing:
             print(f"compare_perf: not found: {', '.join(missing)} (apt-get install linux-perf fio)",
@@ -327,9 +395,8 @@ def main() -> int:
     for p in pairs:
         s = summarise(p)
         report["pairs"][p.label] = s
-        inside = "inside" if s["ci_inside_band"] else "outside"
         print(f"{p.label:<92} {p.unit:>5} {s['benchlib_median']:>10.4g} {s['other_median']:>10.4g}"
-              f"  {s['ratio_median']:.3f} [{s['ci_low']:.3f}, {s['ci_high']:.3f}] ({inside} 0.85-1.15)")
+              f"  {s['ratio_median']:.3f} [{s['ci_low']:.3f}, {s['ci_high']:.3f}] {s['agreement']}")
     if args.windows > 0:
         report["run_to_run_syscall"] = run_to_run(args.windows)
     args.out.mkdir(parents=True, exist_ok=True)
@@ -337,7 +404,16 @@ def main() -> int:
                                                   text=True, check=True).stdout)
     path = args.out / "compare_perf.json"
     path.write_text(json.dumps(report, indent=1))
-    print(f"written {path}")
+    rows = [{"pair": k, "unit": v["unit"], "benchlib_median": v["benchlib_median"],
+             "other_median": v["other_median"], "ratio": v["ratio_median"], "ci_low": v["ci_low"],
+             "ci_high": v["ci_high"], "agreement": v["agreement"], "explained": v["explained"]}
+            for k, v in report["pairs"].items()]
+    import csv
+    with open(args.out / "compare_perf.csv", "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0]))
+        w.writeheader()
+        w.writerows(rows)
+    print(f"written {path} and {args.out / 'compare_perf.csv'}")
     return 0
 
 

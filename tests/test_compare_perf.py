@@ -53,3 +53,30 @@ def test_bssplit_follows_io_workloads_size_distribution(mean):
     probs = np.diff(dist.cdf(edges))
     expected = float((probs * edges[1:]).sum() / probs.sum())
     assert float((sizes * pct).sum() / 100) == pytest.approx(expected, rel=0.03)
+
+
+@pytest.mark.parametrize("text,value", [
+    ("Simple write: 0.0908 microseconds\n", 0.0908),
+    ("Signal handler overhead: 0.7352 microseconds\n", 0.7352),
+    ("Process fork+exit: 82.9348 microseconds\n", 82.9348),
+    ("Pipe latency: 4.4411 microseconds\n", 4.4411),
+    ("AF_UNIX sock stream latency: 6.0 microseconds\n", 6.0),
+])
+def test_lmbench3_output_is_read(text, value):
+    assert compare_perf.lmbench_microseconds(text) == value
+
+
+def test_unreadable_lmbench3_output_is_an_error():
+    with pytest.raises(RuntimeError, match="cannot read microseconds"):
+        compare_perf.lmbench_microseconds("lat_syscall: bad option\n")
+
+
+@pytest.mark.parametrize("ours,theirs,explained,verdict", [
+    ([1.00, 1.01, 0.99, 1.00, 1.02], [1.0] * 5, "", "agree"),
+    ([1.30, 1.31, 1.29, 1.30, 1.32], [1.0] * 5, "", "differ-unexplained"),
+    ([1.30, 1.31, 1.29, 1.30, 1.32], [1.0] * 5, "lat_sig times kill(), we raise()",
+     "differ-explained"),
+])
+def test_agreement_column(ours, theirs, explained, verdict):
+    s = compare_perf.paired_ratio(ours, theirs, band=compare_perf.AGREE_BAND)
+    assert compare_perf.agreement(s, explained) == verdict

@@ -117,15 +117,15 @@ register(Benchmark(
     counts="one whole process, from fork to the parent's waitpid; the tiny program exits at once; "
            "fork_sh_exit gives the shell the program's bare name, its directory last in PATH; "
            "parent=small forks from a small C process as the paper did, parent=interpreter "
-           "from this Python process, whose size (extras parent_rss_kb, parent_mappings) "
-           "fork and exit pay for",
+           "from benchlib's Python measuring process (an interpreter without numpy), whose size "
+           "(extras parent_rss_kb, parent_mappings) fork and exit pay for",
     params=(Param("op", "choice", "fork_exit",
                   "fork_exit: the child _exits; fork_exec_exit: it execs the tiny program; "
                   "fork_sh_exit: it execs /bin/sh -c <tiny program>",
                   choices=tuple(_PROCESS_OPS)),
             Param("parent", "choice", "small",
                   "small: the forking process is a small C program (the paper's case); "
-                  "interpreter: this Python process, with all its memory",
+                  "interpreter: benchlib's Python measuring process, with all its memory",
                   choices=("small", "interpreter")), CPU),
     measure=_measure_process,
     to_unit=lambda ns, p: ns / 1e6,
