@@ -1,6 +1,7 @@
 """The layout the conventions describe, checked: one id per paper across
 package, data, notebook and tests; no module name used twice under
-benchlib/ except the per-paper files every paper package has by design; no
+benchlib/ except the per-paper files every paper package has by design and
+the CLI's modules, each named by its subcommand (benchlib/cli/<subcommand>.py); no
 Python file in benchlib/ over 600 lines, no C file over 700; and no paper
 figure typed into a notebook's code (it must come from data/)."""
 import json
@@ -43,13 +44,24 @@ def test_no_paper_module_outside_papers_and_no_other_paper_ids():
             assert not re.search(r"(19|20)\d\d", path.stem), f"{path}: a paper module outside papers/"
 
 
+def test_every_subcommand_has_its_module():
+    from benchlib import cli
+
+    names = {m.__name__.rsplit(".", 1)[1] for m in cli.SUBCOMMANDS}
+    files = {p.stem for p in (PKG / "cli").glob("*.py") if not p.stem.startswith("_")}
+    assert names == files
+    parser = cli.build_parser()
+    (sub,) = [a for a in parser._actions if a.dest == "command"]
+    assert {n.replace("-", "_") for n in sub.choices} == names
+
+
 def test_no_two_modules_share_a_file_name():
     seen: dict[str, Path] = {}
     for path in sorted(_ours("*.py")):
         in_paper_package = path.parent.parent == PKG / "papers" and path.parent.name in PAPERS
         if in_paper_package and path.name in PER_PAPER:
             continue
-        if path.name == "__init__.py":
+        if path.name in ("__init__.py", "__main__.py") or path.parent == PKG / "cli":
             continue
         assert path.name not in seen, f"{path} and {seen[path.name]}"
         seen[path.name] = path

@@ -12,9 +12,21 @@ from __future__ import annotations
 import json
 import sys
 
+from ..errors import BenchlibError
+
+
+def _needs_db_extra() -> None:
+    """One line, no traceback, when the database's packages are not installed."""
+    try:
+        import sqlalchemy  # noqa: F401
+    except ImportError:
+        raise BenchlibError("the results database needs SQLAlchemy, which is not installed: "
+                            "pip install 'benchlib[db]'") from None
+
 
 def cmd_db_import(args) -> int:
-    from . import import_paths, open_db, redacted, resolve_url
+    _needs_db_extra()
+    from ..db import import_paths, open_db, redacted, resolve_url
 
     engine = open_db(args.db)
     try:
@@ -41,7 +53,8 @@ def cmd_db_import(args) -> int:
 
 
 def cmd_db_list(args) -> int:
-    from . import counts, open_db, runs_table
+    _needs_db_extra()
+    from ..db import counts, open_db, runs_table
 
     engine = open_db(args.db)
     try:

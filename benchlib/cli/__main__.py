@@ -1,0 +1,6 @@
+"""``python -m benchlib.cli``: the benchlib command."""
+import sys
+
+from . import main
+
+sys.exit(main())
