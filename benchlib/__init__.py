@@ -8,7 +8,7 @@ analyses.  Start with::
     r.median, r.unit, r.samples
     df = benchlib.sweep("mem_latency", {"size_bytes": [4096, 1 << 20]}, stride_bytes=64)
 """
-__version__ = "0.1.0"
+from ._version import __version__  # noqa: F401
 
 # The public names load on first use (PEP 562), so that the measuring worker
 # (benchlib._worker), which imports this package, loads neither numpy nor

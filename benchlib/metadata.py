@@ -14,7 +14,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from . import __version__
+from ._version import __version__
 
 _SYS_CPU = Path("/sys/devices/system/cpu")
 

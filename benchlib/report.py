@@ -214,7 +214,7 @@ def write_report(run_dir: str | Path, previous: Path | None | str = "auto",
     """Write ``run_dir/index.html`` and return its path."""
     import jinja2
 
-    from . import __version__
+    from ._version import __version__
 
     run_dir = Path(run_dir).resolve()
     if not run_dir.is_dir():

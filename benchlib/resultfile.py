@@ -68,7 +68,7 @@ def git_state() -> tuple[str | None, bool | None]:
 def provenance() -> dict:
     """Where a result comes from: package version, git commit, the command
     line (or the notebook, when a notebook's output folder is recording)."""
-    from . import __version__
+    from ._version import __version__
 
     commit, dirty = git_state()
     return {"benchlib_version": __version__, "git_commit": commit, "git_dirty": dirty,
@@ -134,7 +134,7 @@ def from_record(rec: dict):
     """A record (any version) back as a Result."""
     from dataclasses import MISSING
 
-    from .harness import Result
+    from .result import Result
 
     rec = upgrade(rec)
     kwargs = {}
@@ -146,6 +146,24 @@ def from_record(rec: dict):
         else:
             kwargs[k] = None if f.default is MISSING else f.default
     return Result(**kwargs)
+
+
+_MACHINE_COLUMNS = ("hostname", "cpu_model", "cpus_online", "kernel", "virtualized",
+                    "thp_enabled", "l1d_bytes", "l2_bytes", "l3_bytes", "compiler",
+                    "benchlib_version")
+
+
+def result_row(rec: dict) -> dict:
+    """One DataFrame row of a result record: parameters as columns, the main
+    machine fields as ``machine.*``, ``stable``, the record itself in ``record``."""
+    machine = rec.get("machine", {})
+    row = {"benchmark": rec["benchmark"], **rec.get("params", {}),
+           **{k: rec.get(k) for k in ("value", "unit", "min", "median", "max",
+                                      "rel_iqr", "n_samples", "profile", "timestamp")},
+           "stable": (rec.get("diagnostics") or {}).get("stable")}
+    row.update({f"machine.{k}": machine.get(k) for k in _MACHINE_COLUMNS})
+    row["record"] = rec
+    return row
 
 
 # ---------------------------------------------------------------- schema

@@ -23,14 +23,10 @@ from typing import Iterable
 import pandas as pd
 
 from . import resultfile
+from .resultfile import result_row  # noqa: F401  (a record as one DataFrame row)
 from .errors import BenchlibError
 
 DEFAULT_RESULTS_DIR = "results"
-_MACHINE_COLUMNS = ("hostname", "cpu_model", "cpus_online", "kernel", "virtualized",
-                    "thp_enabled", "l1d_bytes", "l2_bytes", "l3_bytes", "compiler",
-                    "benchlib_version")
-
-
 def store_path(results_dir: str | os.PathLike, hostname: str) -> Path:
     safe = re.sub(r"[^A-Za-z0-9._-]", "_", hostname or "unknown")
     return Path(results_dir) / "store" / f"{safe}.jsonl"
@@ -49,19 +45,6 @@ def save_results(results: Iterable, results_dir: str | os.PathLike = DEFAULT_RES
         except OSError as exc:
             raise BenchlibError(f"cannot write results to {path}: {exc.strerror}") from None
     return path
-
-
-def result_row(rec: dict) -> dict:
-    """One DataFrame row of a result record: parameters as columns, the main
-    machine fields as ``machine.*``, ``stable``, the record itself in ``record``."""
-    machine = rec.get("machine", {})
-    row = {"benchmark": rec["benchmark"], **rec.get("params", {}),
-           **{k: rec.get(k) for k in ("value", "unit", "min", "median", "max",
-                                      "rel_iqr", "n_samples", "profile", "timestamp")},
-           "stable": (rec.get("diagnostics") or {}).get("stable")}
-    row.update({f"machine.{k}": machine.get(k) for k in _MACHINE_COLUMNS})
-    row["record"] = rec
-    return row
 
 
 def load_results(results_dir: str | os.PathLike = DEFAULT_RESULTS_DIR, *,

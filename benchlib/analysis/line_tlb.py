@@ -191,9 +191,26 @@ def line_size_from_strides(df: pd.DataFrame) -> int | None:
     return read_strides(df)["line"]
 
 
-def _large_size_latency(curves: dict) -> dict:
-    from .memory_fit import _large_size_latency as f
-    return f(curves)
+def _large_size_latency(curves: dict[int, pd.DataFrame]) -> dict[int, float]:
+    """Median latency of each curve over the largest sizes they share (the
+    top quarter of the common sizes, at least 2); curves that share no size
+    use their own largest sizes."""
+    common = None
+    for c in curves.values():
+        s = set(c["size_bytes"].to_numpy().tolist())
+        common = s if common is None else common & s
+    common = sorted(common or [])
+    out = {}
+    if len(common) >= 2:
+        k = max(2, len(common) // 4)
+        top = set(common[-k:])
+        for st, c in curves.items():
+            out[st] = float(c.loc[c["size_bytes"].isin(top), "latency_ns"].median())
+    else:
+        for st, c in curves.items():
+            k = max(2, len(c) // 4)
+            out[st] = float(c["latency_ns"].iloc[-k:].median())
+    return out
 
 
 def reconcile_line_sizes(pairs: dict | None, strides: dict | None

@@ -57,8 +57,8 @@ import pandas as pd
 
 from ..errors import BenchlibError
 from .cache_model import Transition, describe_shape, fit_transitions
-from .line_tlb import (compare_with_reported, fit_tlb, line_size_from_pairs,
-                       line_size_from_strides, read_pairs, read_strides,
+from .line_tlb import (_large_size_latency, compare_with_reported, fit_tlb,
+                       line_size_from_pairs, line_size_from_strides, read_pairs, read_strides,
                        reconcile_line_sizes)
 from .memory_segments import (_as_bool, _crossing, _drop_unneeded, _json_num, _median_by,
                               _local_sigma, _noise_sigma, _plateaus, _robust_slope,
@@ -166,28 +166,6 @@ class MemoryFit:
 
 
 # -------------------------------------------------------------- choose_curve
-
-def _large_size_latency(curves: dict[int, pd.DataFrame]) -> dict[int, float]:
-    """Median latency of each curve over the largest sizes they share (the
-    top quarter of the common sizes, at least 2); curves that share no size
-    use their own largest sizes."""
-    common = None
-    for c in curves.values():
-        s = set(c["size_bytes"].to_numpy().tolist())
-        common = s if common is None else common & s
-    common = sorted(common or [])
-    out = {}
-    if len(common) >= 2:
-        k = max(2, len(common) // 4)
-        top = set(common[-k:])
-        for st, c in curves.items():
-            out[st] = float(c.loc[c["size_bytes"].isin(top), "latency_ns"].median())
-    else:
-        for st, c in curves.items():
-            k = max(2, len(c) // 4)
-            out[st] = float(c["latency_ns"].iloc[-k:].median())
-    return out
-
 
 def choose_curve(df: pd.DataFrame, stride_bytes: int | None = None
                  ) -> tuple[int, pd.DataFrame, list[str]]:

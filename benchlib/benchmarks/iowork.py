@@ -20,7 +20,6 @@ import tempfile
 from dataclasses import asdict, dataclass, field, replace
 
 from ..errors import BenchlibError
-from ..metadata import machine_info
 from ..registry import (Benchmark, Param, check_directory, check_free_space, filesystem_of,
                         register)
 from .common import DIRECTORY, _ffi, _fs_extras
@@ -257,20 +256,6 @@ class IOSpace:
                 "size_realised_bytes": r.bytes / req, "read_realised": r.reads / req,
                 "seq_realised": r.sequential / req, "warm_s": r.warm_ns / 1e9,
                 "method": self.method, **tags}
-
-    def measure_many(self, workloads, desc: str = "", progress: bool = True,
-                     seed: int | None = None, **tags) -> "pd.DataFrame":
-        import pandas as pd
-
-        from ..progress import tqdm
-        rows = []
-        for i, w in enumerate(tqdm(list(workloads), desc=desc, unit="workload",
-                                   disable=not progress, leave=False)):
-            rows.append(self.measure(w, seed=None if seed is None else seed + i, **tags))
-        df = pd.DataFrame(rows)
-        df.attrs["machine"] = machine_info()
-        df.attrs["method"] = self.method_note
-        return df
 
 
 def _raise_for(rc: int) -> None:

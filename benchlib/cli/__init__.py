@@ -47,7 +47,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = build_parser()
     args = ap.parse_args(argv)
     if args.version:
-        from .. import __version__
+        from .._version import __version__
         print(__version__)
         return 0
     if not args.command:

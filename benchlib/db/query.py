@@ -31,7 +31,7 @@ def load_records(engine: sa.Engine, benchmark: str | None = None) -> list[dict]:
 
 
 def load_results(engine: sa.Engine, benchmark: str | None = None) -> pd.DataFrame:
-    from ..store import result_row
+    from ..resultfile import result_row
 
     return pd.DataFrame([result_row(rec) for rec in load_records(engine, benchmark)])
 

@@ -25,6 +25,8 @@ import pandas as pd
 from ...analysis import self_scaling_model as model
 from ...benchmarks.iowork import MiB, IOSpace, Workload
 from ...errors import BenchlibError
+from ...metadata import machine_info
+from ...progress import tqdm
 
 PARAMS = model.PARAMS  # unique_bytes, size_mean_bytes, read_frac, seq_frac, process_num
 
@@ -80,12 +82,26 @@ PROBE = Workload(unique_bytes=0, size_mean_bytes=32768, read_frac=0.5, seq_frac=
                  process_num=1)
 
 
+def measure_many(space: IOSpace, workloads, desc: str = "", progress: bool = True,
+                 seed: int | None = None, **tags) -> pd.DataFrame:
+    """Each workload measured once in ``space`` (seeds seed, seed + 1, ...),
+    one row each, with the machine and the cache method in ``attrs``."""
+    rows = []
+    for i, w in enumerate(tqdm(list(workloads), desc=desc, unit="workload",
+                               disable=not progress, leave=False)):
+        rows.append(space.measure(w, seed=None if seed is None else seed + i, **tags))
+    df = pd.DataFrame(rows)
+    df.attrs["machine"] = machine_info()
+    df.attrs["method"] = space.method_note
+    return df
+
+
 def sweep(space: IOSpace, focal: Workload, param: str, values, progress: bool = True,
           **tags) -> pd.DataFrame:
     """One single-parameter graph: `param` over `values`, the rest at `focal`."""
     cast = int if param in ("unique_bytes", "process_num") else float
     ws = [focal.with_(**{param: cast(v)}) for v in values]
-    df = space.measure_many(ws, desc=param, progress=progress, param=param, **tags)
+    df = measure_many(space, ws, desc=param, progress=progress, param=param, **tags)
     return df
 
 
@@ -220,10 +236,10 @@ def evaluate(space: IOSpace, ss: SelfScaling, plan: Plan, progress: bool = True,
     """Measure random workloads twice, the orthogonal sample and the
     single-point benchmarks; predict the random ones every way; summarise."""
     ws = random_workloads(plan.n_random, plan, space.max_unique_bytes, seed)
-    first = space.measure_many(ws, "random workloads", progress, seed=1000)
-    again = space.measure_many(ws, "random, again", progress, seed=5000)
+    first = measure_many(space, ws, "random workloads", progress, seed=1000)
+    again = measure_many(space, ws, "random, again", progress, seed=5000)
     axes, grid_ws = orthogonal_workloads(plan, space.max_unique_bytes)
-    ortho = space.measure_many(grid_ws, "orthogonal sample", progress)
+    ortho = measure_many(space, grid_ws, "orthogonal sample", progress)
     top = unique_grid(plan, space.max_unique_bytes)[-1]
     singles = {
         "focal point of the first region": ss.focal[0],
