@@ -49,7 +49,7 @@ command -v "${CC:-cc}" >/dev/null || command -v gcc >/dev/null \
 stamp=".venv-stamp"
 [ -n "${BENCHLIB_VENV:-}" ] && stamp="$BENCHLIB_VENV/.benchlib-stamp"
 [ -n "${CONDA_PREFIX:-}" ] && [ "${CONDA_DEFAULT_ENV:-base}" != "base" ] && stamp="$CONDA_PREFIX/.benchlib-stamp"
-want=$(cat pyproject.toml setup.py benchlib/_build.py benchlib/__init__.py benchlib/csrc/* | cksum)
+want=$(cat pyproject.toml setup.py benchlib/_build.py benchlib/__init__.py benchlib/_version.py benchlib/csrc/* | cksum)
 have=$(cat "$stamp" 2>/dev/null || true)
 if [ "$want" != "$have" ] || ! "$py" -c 'import benchlib._cbench' 2>/dev/null; then
   echo "==> installing benchlib and its notebook, test and fleet dependencies (log: install.log)"

@@ -24,7 +24,7 @@ CFLAGS = ["-O2", "-std=gnu11", "-Wall", "-Wextra", "-Wno-unused-parameter"]
 
 
 def _package_version() -> str:
-    text = (HERE / "__init__.py").read_text()
+    text = (HERE / "_version.py").read_text()
     return re.search(r'__version__ = "([^"]+)"', text).group(1)
 
 
