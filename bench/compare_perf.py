@@ -37,6 +37,7 @@ Timing thresholds live here, not in the unit tests."""
 from __future__ import annotations
 
 import argparse
+import csv
 import json
 import random
 import re
@@ -408,7 +409,6 @@ def main() -> int:
              "other_median": v["other_median"], "ratio": v["ratio_median"], "ci_low": v["ci_low"],
              "ci_high": v["ci_high"], "agreement": v["agreement"], "explained": v["explained"]}
             for k, v in report["pairs"].items()]
-    import csv
     with open(args.out / "compare_perf.csv", "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=list(rows[0]))
         w.writeheader()

@@ -82,9 +82,8 @@ def call_here(name: str, params: dict, profile, n_samples: int | None, iteration
     ``cpu`` (as requested), ``extras``, ``rc``, ``error``, the snapshots
     before and after and the process state around the loop."""
     from ._native import ffi, lib
-    from ._process import Snapshot, process_state
+    from ._process import Snapshot, process_state, thread_count
     from .registry import get_benchmark
-    from . import benchmarks  # noqa: F401  (registers them)
 
     bench = get_benchmark(name)
     opts = make_opts(profile, n_samples, params.get("cpu", -1))
@@ -99,7 +98,7 @@ def call_here(name: str, params: dict, profile, n_samples: int | None, iteration
     before = Snapshot()
     rc, measured_extras = bench.measure(params, opts, ns, ticks, info)
     after = Snapshot()
-    state["threads_after"] = process_state()["threads"]
+    state["threads_after"] = thread_count()
     state["kind"] = kind
     k = info.n_samples
     info_d = {f: getattr(info, f) for f, _ in ffi.typeof("bl_info").fields}
@@ -188,20 +187,25 @@ def _shutdown() -> None:
 atexit.register(_shutdown)
 
 
+def _running() -> _Worker:
+    """The worker, started if none is running (the caller holds _lock)."""
+    global _current
+    if _current is None or _current.proc.poll() is not None:
+        _current = _Worker()
+    return _current
+
+
 def measuring_pid() -> int:
     """The PID of the process that runs this process's timed loops: the
     worker (started now if it is not running) or, in ``process`` mode, this
     process."""
-    global _current
     if mode() == "process":
         return os.getpid()
     w = _current  # a running worker is answered without waiting for its call
     if w is not None and w.proc.poll() is None:
         return w.proc.pid
     with _lock:
-        if _current is None or _current.proc.poll() is not None:
-            _current = _Worker()
-        return _current.proc.pid
+        return _running().proc.pid
 
 
 def call(name: str, params: dict, profile, n_samples: int | None, iterations: int = 0,
@@ -214,9 +218,7 @@ def call(name: str, params: dict, profile, n_samples: int | None, iterations: in
         raise_for(out, name)
         return out
     with _lock:
-        if _current is None or _current.proc.poll() is not None:
-            _current = _Worker()
-        w = _current
+        w = _running()
         try:
             status, payload = w.request(("call", name, params, profile, n_samples, iterations,
                                          max_total_s))

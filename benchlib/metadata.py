@@ -94,13 +94,7 @@ def cpu_mitigations() -> dict[str, str]:
     """The kernel's active defences against CPU vulnerabilities (sysfs),
     only those it mitigates: they add work to kernel entry and exit and to
     context switches, so they belong beside any system-call figure."""
-    d = _SYS_CPU / "vulnerabilities"
-    out = {}
-    for f in sorted(d.glob("*")) if d.is_dir() else []:
-        text = _read(f)
-        if text and text.startswith("Mitigation"):
-            out[f.name] = text
-    return out
+    return {k: v for k, v in cpu_vulnerabilities().items() if v and v.startswith("Mitigation")}
 
 
 def cpu_vulnerabilities() -> dict[str, str]:
@@ -142,6 +136,7 @@ def _static_info() -> dict:
         if line.startswith("MemTotal:"):
             mem_total = int(line.split()[1]) * 1024
     tsc = lib.bl_tsc_ticks_per_ns()
+    policy = cpufreq_policy()
     info = {
         "hostname": socket.gethostname(),
         "cpu_model": ci.get("model name") or ci.get("Hardware") or platform.processor() or None,
@@ -159,8 +154,8 @@ def _static_info() -> dict:
         "hypervisor_hint": hint,
         "thp_enabled": _bracketed(_read("/sys/kernel/mm/transparent_hugepage/enabled")),
         "thp_defrag": _bracketed(_read("/sys/kernel/mm/transparent_hugepage/defrag")),
-        "cpufreq_governor": _read(_SYS_CPU / "cpu0" / "cpufreq" / "scaling_governor"),
-        "cpufreq_policy": cpufreq_policy(),
+        "cpufreq_governor": (policy or {}).get("scaling_governor"),
+        "cpufreq_policy": policy,
         "smt": smt_state(),
         "cpu_mitigations": cpu_mitigations(),
         "cpu_vulnerabilities": cpu_vulnerabilities(),
