@@ -48,20 +48,23 @@ def save_results(results: Iterable, results_dir: str | os.PathLike = DEFAULT_RES
 
 
 def load_results(results_dir: str | os.PathLike = DEFAULT_RESULTS_DIR, *,
-                 db: str | os.PathLike | None = None) -> pd.DataFrame:
+                 db: str | os.PathLike | None = None, on_error=None) -> pd.DataFrame:
     """Every stored result under results_dir (store files and result files,
     searched recursively; a file may be given too) as one DataFrame: one row
     per result, parameters as columns, the main machine fields as
     ``machine.*`` columns, ``stable`` and the full record in ``record``.
     With ``db`` (a URL or an SQLite path; see benchlib.db), the same
-    DataFrame from the results database instead, in import order."""
+    DataFrame from the results database instead, in import order.
+    ``on_error(path, error)``: skip a file under results_dir that is not a
+    valid result file, after calling it (else such a file stops the reading)."""
     if db is not None:
         from .db import load_results as load_from_db
 
         return load_from_db(db)
     if not Path(results_dir).exists():
         return pd.DataFrame()
-    return pd.DataFrame([result_row(rec) for rec in resultfile.load_records(results_dir)])
+    return pd.DataFrame([result_row(rec) for rec in
+                         resultfile.load_records(results_dir, on_error=on_error)])
 
 
 # ---------------------------------------------------------------- recorder
