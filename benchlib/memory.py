@@ -509,16 +509,6 @@ def lmbench_rows(m: MemoryMeasurement, bw: pd.DataFrame, label: str) -> dict[str
     return {"memory_latency": lat, "memory_bandwidth": band}
 
 
-def ousterhout_table5_row(bw: pd.DataFrame, label: str) -> pd.DataFrame:
-    """Table 5's columns for this machine: memcpy cached and uncached, in
-    MB/s (10^6 bytes; the paper does not say which megabyte it used)."""
-    c = bw[(bw.counting == "once") & (bw.op == "copy_libc")].set_index("where")
-    row = pd.DataFrame({"configuration": [label]})
-    for col, where in (("cached_mb_s", "cached"), ("uncached_mb_s", "uncached")):
-        iv.put(row, col, [iv.get(c, "value", where)])
-    return row
-
-
 # ------------------------------------------------ what the CPU reports: TLB
 
 def level_evidence(m: MemoryMeasurement) -> pd.DataFrame:

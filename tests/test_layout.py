@@ -16,7 +16,7 @@ from benchlib.papers import PAPERS
 
 REPO = Path(__file__).resolve().parents[1]
 PKG = REPO / "benchlib"
-PER_PAPER = {"__init__.py", "paper.py", "measure.py"}   # every paper package has these
+PER_PAPER = {"__init__.py", "paper.py", "cells.py", "measure.py"}   # every paper package has these
 VENDORED = PKG / "mab"                                     # the Andrew benchmark's input tree
 
 
@@ -28,6 +28,7 @@ def _ours(pattern: str) -> list[Path]:
 def test_every_paper_has_its_package_data_notebook_and_tests(pid):
     assert (PKG / "papers" / pid / "paper.py").is_file()
     assert (PKG / "papers" / pid / "measure.py").is_file()
+    assert (PKG / "papers" / pid / "cells.py").is_file()   # its one declaration of its cells
     assert list((REPO / "data" / "papers" / pid).glob("*.csv"))
     assert (REPO / "data" / "papers" / pid / "README.md").is_file()
     assert (REPO / "notebooks" / f"{pid}.ipynb").is_file()

@@ -26,7 +26,10 @@ from ...analysis import self_scaling_model as model
 from ...benchmarks.iowork import MiB, IOSpace, Workload
 from ...errors import BenchlibError
 from ...metadata import machine_info
+from ...analysis import intervals as iv
 from ...progress import tqdm
+from .. import TableRows
+from .cells import CELLS, MODEL, REPEATABILITY
 
 PARAMS = model.PARAMS  # unique_bytes, size_mean_bytes, read_frac, seq_frac, process_num
 
@@ -257,3 +260,16 @@ def evaluate(space: IOSpace, ss: SelfScaling, plan: Plan, progress: bool = True,
     summary = model.accuracy_table(df, constants, n_model=len(ss.curves()) + len(ss.unique_curve),
                                    n_orthogonal=len(ortho))
     return Evaluation(df, ortho, constants, summary)
+
+
+def figure15_rows(summary: pd.DataFrame, machine: str) -> TableRows:
+    """This machine's row of Figure 15 (``cells.CELLS["fig15"]``): median,
+    enhanced and repeatability errors (percent) from a run's
+    ``accuracy_table``, each with its interval where the table has one;
+    ``papers.paper_table`` puts it beside the paper's systems."""
+    by = summary.set_index("predictor")
+    row = {"system": f"{machine} (this machine)",
+           "median_error_pct": iv.get(by, "median_error_pct", MODEL),
+           "enhanced_error_pct": by.loc[MODEL, "enhanced_median_error_pct"],
+           "repeatability_error_pct": iv.get(by, "median_error_pct", REPEATABILITY)}
+    return TableRows("fig15", pd.DataFrame([row]), spec=CELLS["fig15"])

@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ...analysis import intervals as iv
-from .. import beside_paper, load_table
+from .. import load_table
 
 PAPER = "chen1994"
 
@@ -19,18 +18,3 @@ def load(name: str) -> pd.DataFrame:
 def focal_points(benchmark: str = "self-scaling") -> pd.DataFrame:
     df = load("focal_points")
     return df[df["benchmark"] == benchmark].reset_index(drop=True)
-
-
-def paper_table(ours: pd.DataFrame, machine: str) -> pd.DataFrame:
-    """Figure 15 with this machine's row: median, enhanced and repeatability
-    errors (percent), from the ``accuracy_table`` of a run; ``source`` says
-    which row is which."""
-    by = ours.set_index("predictor")
-    model, again = ("product of single-parameter functions",
-                    "repeatability (the same workloads run again)")
-    mine = pd.DataFrame({"system": [f"{machine} (this machine)"]})
-    # each with its interval columns where ``ours`` has them (accuracy_table)
-    iv.put(mine, "median_error_pct", [iv.get(by, "median_error_pct", model)])
-    iv.put(mine, "enhanced_error_pct", [by.loc[model, "enhanced_median_error_pct"]])
-    iv.put(mine, "repeatability_error_pct", [iv.get(by, "median_error_pct", again)])
-    return beside_paper(load("fig15"), mine)
