@@ -18,9 +18,9 @@ from __future__ import annotations
 
 import importlib
 
-from ..errors import BenchlibError
-from .data import PAPERS, Paper, data_dir, list_tables, load_table, paper_dir, transcribe_main  # noqa: F401
-from .tables import (Column, Table, TableRows, beside_paper, column_params, measure_rows,  # noqa: F401
+from benchlib.errors import BenchlibError
+from benchlib.papers.data import PAPERS, Paper, data_dir, list_tables, load_table, paper_dir, transcribe_main  # noqa: F401
+from benchlib.papers.tables import (Column, Table, TableRows, beside_paper, column_params, measure_rows,  # noqa: F401
                      paper_table, pinned_cpu, table_rows)
 
 with_rows = beside_paper   # the join's earlier name (notebooks/memory_hierarchy.ipynb uses it)

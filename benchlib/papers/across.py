@@ -31,8 +31,8 @@ from typing import Callable
 
 import pandas as pd
 
-from ..errors import BenchlibError
-from .data import PAPERS, data_dir, paper_dir
+from benchlib.errors import BenchlibError
+from benchlib.papers.data import PAPERS, data_dir, paper_dir
 
 PROVENANCE = "across/cpu_provenance.csv"
 

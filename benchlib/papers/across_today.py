@@ -19,13 +19,13 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..errors import BenchlibError
-from ..harness import Result, run
-from ..metadata import machine_info
-from ..store import load_results
-from . import cell
-from .across import _TO_STD, COLUMNS, PRIMITIVES, paper_module
-from .tables import Column, column_params, matches, unit_of
+from benchlib.errors import BenchlibError
+from benchlib.measuring.harness import Result, run
+from benchlib.measuring.metadata import machine_info
+from benchlib.results.store import load_results
+from benchlib.papers import cell
+from benchlib.papers.across import _TO_STD, COLUMNS, PRIMITIVES, paper_module
+from benchlib.papers.tables import Column, column_params, matches, unit_of
 
 RATING_PAPER = "ousterhout1990"      # whose vax_mips converts native MIPS
 RATING_BASIS = ("measured: integer_speed native MIPS (median) / (2 instructions per VAX "

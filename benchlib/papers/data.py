@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..errors import BenchlibError
+from benchlib.errors import BenchlibError
 
 
 @dataclass(frozen=True)

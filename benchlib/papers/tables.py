@@ -4,11 +4,11 @@ the ``Column`` behind each cell of this machine's rows; each paper's
 ``cells.CELLS``), one row type (``TableRows``, measured from a ``Table`` by
 ``measure_rows``) and one join that puts this machine's rows beside a
 paper's (``paper_table``, over ``beside_paper``).  The highlight of those rows in a table or a
-bar chart is ``benchlib.plots.highlight_machine`` / ``bar_table``, which
+bar chart is ``benchlib.report.figures.highlight_machine`` / ``bar_table``, which
 read the ``source`` column ``beside_paper`` writes.
 
 Intervals: a cell of a row may be given as a
-``benchlib.analysis.intervals.Measured`` (``r.measured``, or arithmetic on
+``benchlib.stats.intervals.Measured`` (``r.measured``, or arithmetic on
 it); ``TableRows`` keeps the plain figure in ``rows`` (what the CSVs hold)
 and the interval in ``intervals``, and ``with_intervals()`` gives the rows
 with ``<column>_ci95_lo/_hi/_note`` beside each such column, which
@@ -23,13 +23,13 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from ..analysis import intervals as iv
-from ..analysis.intervals import Measured
-from ..errors import BenchlibError
-from ..harness import Result, run
-from ..memory import cache_sizes
-from ..metadata import machine_info
-from .data import load_table
+from benchlib.stats import intervals as iv
+from benchlib.stats.intervals import Measured
+from benchlib.errors import BenchlibError
+from benchlib.measuring.harness import Result, run
+from benchlib.memory.measure import cache_sizes
+from benchlib.measuring.metadata import machine_info
+from benchlib.papers.data import load_table
 
 PAPER_SOURCE = "paper"
 MACHINE_SOURCE = "this machine"
@@ -109,7 +109,7 @@ def table_rows(table: str, rows: list[dict], results: dict, spec: "Table | None"
 # ------------------------------------------------------------ declaring a table's cells
 
 # A size that depends on this machine's caches, by name (``Column.sized``).
-# Each is read from the machine (``memory.cache_sizes``: sysfs, or a fitted
+# Each is read from the machine (``benchlib.memory.measure.cache_sizes``: sysfs, or a fitted
 # hierarchy); a cache that cannot be read is an error that says so, never a
 # default.  At the smoke profile a size is capped (every code path, tiny sizes).
 SMOKE_MAX_BYTES = 16 << 20

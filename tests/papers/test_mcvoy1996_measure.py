@@ -8,8 +8,8 @@ import math
 import pandas as pd
 import pytest
 
-from benchlib.analysis import intervals as iv
-from benchlib.analysis.intervals import Measured
+from benchlib.stats import intervals as iv
+from benchlib.stats.intervals import Measured
 from benchlib.errors import BenchlibError
 from benchlib.papers import measure_rows, paper_table
 from benchlib.papers.mcvoy1996 import measure as lm

@@ -10,7 +10,7 @@ import pytest
 
 import benchlib
 from benchlib.papers.ousterhout1990 import measure as ous
-from benchlib.benchmarks import instructions_per_repetition
+from benchlib.measuring.benchmarks import instructions_per_repetition
 from benchlib.errors import BenchlibError
 from benchlib.papers.ousterhout1990 import paper
 

@@ -26,7 +26,7 @@ import pytest  # noqa: E402
 from benchlib.errors import BenchlibError  # noqa: E402
 from benchlib.papers import PAPERS, Column, Table, TableRows, cells, column_params, load_table, paper_table  # noqa: E402
 from benchlib.papers.tables import matches, sized_bytes, unit_of  # noqa: E402
-from benchlib.registry import get_benchmark  # noqa: E402
+from benchlib.measuring.registry import get_benchmark  # noqa: E402
 
 # benchmark unit -> column unit: the factor a Column's scale must be
 FACTORS = {("us", "us"): 1.0, ("us", "ms"): 1e-3, ("ms", "ms"): 1.0, ("ns", "ns"): 1.0,

@@ -6,7 +6,7 @@ predictions (``self_scaling_model.accuracy_table``), so the table declares
 no measured rows; ``measure.figure15_rows`` fills them."""
 from __future__ import annotations
 
-from ..tables import Table, by_name
+from benchlib.papers.tables import Table, by_name
 
 PAPER = "chen1994"
 

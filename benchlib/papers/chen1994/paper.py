@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from .. import load_table
+from benchlib.papers import load_table
 
 PAPER = "chen1994"
 

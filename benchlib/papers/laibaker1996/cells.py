@@ -8,8 +8,8 @@ CPU; other placements are rows of their own (the two-CPU row where there
 are two).  The curves the slides only drew are ``measure``'s."""
 from __future__ import annotations
 
-from ..tables import Column, Table, by_name
-from .paper import PAPER, TABLES
+from benchlib.papers.tables import Column, Table, by_name
+from benchlib.papers.laibaker1996.paper import PAPER, TABLES
 
 MBIT_PER_MB = 8.0                # MB/s (10^6 bytes) -> megabits/s (10^6 bits)
 TCP_TRANSFER_BYTES = 64 << 10    # bytes per write for the TCP table (the slides do not say)

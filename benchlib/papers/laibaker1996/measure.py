@@ -22,12 +22,12 @@ from dataclasses import replace
 import numpy as np
 import pandas as pd
 
-from ...analysis import intervals as iv
-from ...harness import run, sweep
-from ...registry import filesystem_of
-from .. import TableRows, measure_rows, paper_table as _paper_table, pinned_cpu, table_rows as _rows
-from . import paper
-from .cells import CELLS, MBIT_PER_MB, TCP_TRANSFER_BYTES  # noqa: F401
+from benchlib.stats import intervals as iv
+from benchlib.measuring.harness import run, sweep
+from benchlib.measuring.registry import filesystem_of
+from benchlib.papers import TableRows, measure_rows, paper_table as _paper_table, pinned_cpu, table_rows as _rows
+from benchlib.papers.laibaker1996 import paper
+from benchlib.papers.laibaker1996.cells import CELLS, MBIT_PER_MB, TCP_TRANSFER_BYTES  # noqa: F401
 
 UDP_DATAGRAM_BYTES = 8 << 10    # bytes per datagram for the UDP row (NFS's 8 KB blocks)
 

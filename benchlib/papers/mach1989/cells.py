@@ -9,7 +9,7 @@ chooses, and the Andrew phases are read from the same run's extras: those
 are computed in ``measure``."""
 from __future__ import annotations
 
-from ..tables import Column, Table, by_name
+from benchlib.papers.tables import Column, Table, by_name
 
 PAPER = "mach1989"
 MS_FROM_US = 1e-3

@@ -14,7 +14,7 @@ take: a random chase over a block 4x the last-level cache, and libc bcopy
 of 8 MB, the paper's memory-bandwidth size (as in its IPC and reread tables)."""
 from __future__ import annotations
 
-from ..tables import Column, Table, by_name
+from benchlib.papers.tables import Column, Table, by_name
 
 PAPER = "mcvoy1996"
 MS_FROM_US = 1e-3

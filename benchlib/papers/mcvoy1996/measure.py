@@ -18,13 +18,13 @@ import math
 
 import pandas as pd
 
-from ...analysis import intervals as iv
-from ...errors import BenchlibError
-from ...harness import sweep
-from ...metadata import machine_info
-from .. import TableRows, pinned_cpu  # noqa: F401
-from . import paper
-from .cells import CELLS
+from benchlib.stats import intervals as iv
+from benchlib.errors import BenchlibError
+from benchlib.measuring.harness import sweep
+from benchlib.measuring.metadata import machine_info
+from benchlib.papers import TableRows, pinned_cpu  # noqa: F401
+from benchlib.papers.mcvoy1996 import paper
+from benchlib.papers.mcvoy1996.cells import CELLS
 
 
 def speedups(t: TableRows) -> pd.DataFrame:

@@ -13,7 +13,7 @@ sizes that depend on the caches are read from this machine (``sized``:
 Mbytes/MIPS and Table 8 are computed from these measurements (``measure``)."""
 from __future__ import annotations
 
-from ..tables import Column, Table, by_name
+from benchlib.papers.tables import Column, Table, by_name
 
 PAPER = "ousterhout1990"
 KB = 1024        # the paper's kbyte; Table 10's sizes and Table 6's block are in these

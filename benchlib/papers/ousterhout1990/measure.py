@@ -15,12 +15,12 @@ import math
 import pandas as pd
 from scipy.stats import gmean
 
-from ...analysis import intervals as iv
-from ...harness import sweep, run
-from .. import TableRows, load_table, measure_rows, paper_table as _paper_table, pinned_cpu
-from ..mips import MipsRating, mips_rating  # noqa: F401  (this paper's rating, re-exported)
-from . import paper
-from .cells import CELLS, KB
+from benchlib.stats import intervals as iv
+from benchlib.measuring.harness import sweep, run
+from benchlib.papers import TableRows, load_table, measure_rows, paper_table as _paper_table, pinned_cpu
+from benchlib.papers.mips import MipsRating, mips_rating  # noqa: F401  (this paper's rating, re-exported)
+from benchlib.papers.ousterhout1990 import paper
+from benchlib.papers.ousterhout1990.cells import CELLS, KB
 
 
 # ------------------------------------------------------------ Tables 2-4
