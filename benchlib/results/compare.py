@@ -263,7 +263,7 @@ def _parse_spec(spec: str) -> tuple[str, dict[str, str]]:
 
 
 def _value_matches(have, want: str) -> bool:
-    from benchlib.measuring.registry import parse_size
+    from benchlib.units import parse_size
 
     if str(have) == want:
         return True
