@@ -14,7 +14,7 @@ under the same `taskset -c CPU` (benchlib is also given cpu=CPU where the
 benchmark pins itself).  A slow phase of a shared host then hits both tools
 of a pair alike, and the per-round ratio benchlib/other cancels it.  The
 summary of a pair is the median of its per-round ratios with a percentile
-bootstrap 95% interval (benchlib.analysis.paired), in the pair's unit
+bootstrap 95% interval (benchlib.stats.paired), in the pair's unit
 (us: below 1 means benchlib measured less time; MB/s: below 1 means
 benchlib measured less bandwidth).
 
@@ -52,7 +52,7 @@ from typing import Callable
 
 import numpy as np
 
-from benchlib.analysis.paired import paired_ratio
+from benchlib.stats.paired import paired_ratio
 
 BENCHLIB = [sys.executable, "-m", "benchlib.cli"]
 MiB = 1 << 20
@@ -319,7 +319,7 @@ def summarise(p: Pair) -> dict:
 def run_to_run(windows: int) -> list[dict]:
     """Windows of five back-to-back CLI calls, so that one noisy phase of
     the host is seen as such rather than taken for the rule."""
-    from benchlib.analysis import relative_spread
+    from benchlib.stats.summary import relative_spread
 
     out = []
     for window in range(windows):

@@ -3,7 +3,7 @@ data (tests/data/compare/) and bench/adaptive_sampling.py measure.
 
     flock /work/cpu.lock .venv/bin/python bench/core_suite.py OUT.json [--profile quick]
 
-records one run of the whole set to a result file (benchlib.resultfile);
+records one run of the whole set to a result file (benchlib.results.resultfile);
 with ``--twice OUT_B`` every benchmark is measured twice back to back, the
 first into OUT, the second into OUT_B: an A/A pair taken under the same
 conditions (the recorded pair in tests/data/compare/).  With ``--rounds N``
@@ -51,7 +51,7 @@ def label(name: str, params: dict) -> str:
 
 def main(argv=None) -> int:
     import benchlib
-    from benchlib import resultfile
+    from benchlib.results import resultfile
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("out", help="result file to write")

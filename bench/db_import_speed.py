@@ -6,7 +6,7 @@
 Writes store files of simulated results (versioned records as a notebook
 writes them: every sample and its per-sample arrays, the noise diagnostics
 computed from the samples, a full machine description) into a
-temporary folder, then times ``benchlib.db.import_paths`` into a fresh
+temporary folder, then times ``benchlib.results.db.import_paths`` into a fresh
 database (SQLite in the same temporary folder unless --db is given) and a
 second, idempotent import of the same folder.  The target is 100,000
 samples in under 10 s on SQLite.  Wall-clock time of a Python import, not a
@@ -23,8 +23,8 @@ from pathlib import Path
 
 
 def _records(n_results: int, per_result: int, seed: int = 1):
-    from benchlib.metadata import machine_info
-    from benchlib.resultfile import upgrade
+    from benchlib.measuring.metadata import machine_info
+    from benchlib.results.resultfile import upgrade
 
     m = machine_info()
     rng = random.Random(seed)
@@ -51,7 +51,7 @@ def main(argv=None) -> int:
     ap.add_argument("--db", default=None, help="default: a fresh SQLite file in a temporary folder")
     args = ap.parse_args(argv)
 
-    from benchlib import db as bdb
+    from benchlib.results import db as bdb
 
     n_results = -(-args.samples // args.per_result)
     with tempfile.TemporaryDirectory(prefix="bl-dbspeed-") as tmp:

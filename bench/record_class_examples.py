@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Record the example result files the class notebook and its test use
-besides this machine's own run: the class set (benchlib.classroom.CORE) on
+besides this machine's own run: the class set (benchlib.papers.classroom.CORE) on
 THIS machine under a stated condition, labelled as such.
 
     flock /work/cpu.lock python bench/record_class_examples.py --condition loaded
@@ -42,8 +42,8 @@ def main(argv=None) -> int:
     ap.add_argument("--condition", choices=CONDITIONS, required=True)
     ap.add_argument("--out", type=Path, default=REPO / "data" / "class")
     args = ap.parse_args(argv)
-    from benchlib import resultfile
-    from benchlib.classroom import measure_core
+    from benchlib.results import resultfile
+    from benchlib.papers.classroom import measure_core
 
     profile, cpu, words = CONDITIONS[args.condition]
     load = None

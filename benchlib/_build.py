@@ -14,7 +14,7 @@ HERE = Path(__file__).resolve().parent
 CSRC = HERE / "csrc"
 # The one list of C sources: every csrc/*.c is part of the library except
 # the small programs that run on their own (built by
-# benchlib/benchmarks/compiler_cache.py).  reproduce.sh's stamp reads every
+# benchlib/measuring/benchmarks/compiler_cache.py).  reproduce.sh's stamp reads every
 # file in csrc/, so a new source is rebuilt without being listed anywhere.
 PROGRAMS = ("tiny_exit.c", "proc_runner.c")
 SOURCES = sorted(p.name for p in CSRC.glob("*.c") if p.name not in PROGRAMS)

@@ -57,7 +57,7 @@ def _kernel_config():
 
 
 def _write_run_file(out: Path, record: dict) -> None:
-    from .report import RUN_FILE
+    from benchlib.report.html import RUN_FILE
 
     out.mkdir(parents=True, exist_ok=True)
     (out / RUN_FILE).write_text(json.dumps(record, indent=1, default=str))
@@ -80,7 +80,7 @@ def main(argv: list[str] | None = None) -> int:
         print("no notebooks found", file=sys.stderr)
         return 1
     print(f"running {len(todo)} notebook(s), profile {args.profile}, results in {out}", flush=True)
-    from .metadata import machine_info
+    from benchlib.measuring.metadata import machine_info
 
     run = {"profile": args.profile, "started": _dt.datetime.now().isoformat(timespec="seconds"),
            "machine": machine_info(), "notebooks": []}
@@ -107,7 +107,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"\n{len(status) - len(failed)} of {len(status)} notebooks ran; results in {out}")
     for name, _, _, note in failed:
         print(f"  FAILED {name}: {note}")
-    from .report import write_report
+    from benchlib.report.html import write_report
 
     try:
         print(f"report: {write_report(out)}")

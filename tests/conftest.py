@@ -47,7 +47,7 @@ def refuses(name, params, message):
     """benchlib.run(name, params) is refused with a BenchlibError matching
     ``message``, before anything is measured."""
     from benchlib.errors import BenchlibError
-    from benchlib.harness import run
+    from benchlib.measuring.harness import run
 
     with pytest.raises(BenchlibError, match=message):
         run(name, params, profile="smoke")
@@ -81,7 +81,7 @@ def two_cpus():
 def measuring_pid():
     """The process that runs this test process's timed loops (benchlib's
     measuring worker, started if need be)."""
-    from benchlib import _worker
+    from benchlib.measuring import worker as _worker
 
     return _worker.measuring_pid()
 
@@ -202,8 +202,8 @@ def interrupt_run(name, params, started, settle_s=1.0, wait_s=30):
 def kill_children():
     """Kill and reap this process's children (orphans handed to a
     subreaper); returns their PIDs, so a test can fail on them.  This
-    process's own measuring worker (benchlib._worker) is no leftover."""
-    from benchlib import _worker
+    process's own measuring worker (benchlib.measuring.worker) is no leftover."""
+    from benchlib.measuring import worker as _worker
 
     own = _worker._current.proc.pid if _worker._current is not None else None
     leftover = [k for k in children_of(os.getpid()) if k != own]

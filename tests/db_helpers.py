@@ -53,7 +53,7 @@ def write_store(path: Path, recs: list[dict]) -> Path:
 def simulated_tree(root: Path, n_files: int = 8, per_file: int = 5, n: int = 7) -> dict:
     """n_files store files over three machines, in the versioned format;
     returns the known counts."""
-    from benchlib.resultfile import upgrade
+    from benchlib.results.resultfile import upgrade
 
     hosts = [machine(f"host{i}", cpu=f"CPU model {i}") for i in range(3)]
     total_samples = 0

@@ -6,7 +6,7 @@ import time
 import pytest
 
 import benchlib
-from benchlib.benchmarks import MAB_PHASES
+from benchlib.measuring.benchmarks import MAB_PHASES
 from benchlib.errors import BenchlibError
 from conftest import cli_popen
 

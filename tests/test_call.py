@@ -5,7 +5,7 @@ import os
 
 import pytest
 
-from benchlib import harness
+from benchlib.measuring import harness
 from conftest import (comm, interrupt_run, kill_children, measuring_children, processes_named,
                       refuses, subreaper)
 

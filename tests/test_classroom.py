@@ -5,8 +5,8 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from benchlib import classroom as cl
-from benchlib.store import result_row
+from benchlib.papers import classroom as cl
+from benchlib.results.store import result_row
 from db_helpers import machine, record
 
 
@@ -80,7 +80,7 @@ def test_numeric_parameters_match_across_benchmarks():
 
 
 def test_recorded_files_are_labelled_as_recorded_here():
-    from benchlib import resultfile
+    from benchlib.results import resultfile
 
     files = cl.recorded_files()
     assert len(files) >= 2

@@ -11,8 +11,8 @@ import pytest
 
 matplotlib.use("Agg")
 
-from benchlib import compare as bc  # noqa: E402
-from benchlib import resultfile  # noqa: E402
+from benchlib.results import compare as bc  # noqa: E402
+from benchlib.results import resultfile  # noqa: E402
 from benchlib.cli import main  # noqa: E402
 from benchlib.errors import BenchlibError  # noqa: E402
 
@@ -223,12 +223,12 @@ def test_cli_export_csv(tmp_path, capsys):
 
 
 def test_cli_run_warns_once_for_an_unstable_result(monkeypatch, capsys):
-    import benchlib.harness
+    import benchlib.measuring.harness
 
     rec = resultfile.read_records(A)[0]
     rec["diagnostics"].update(stable=False, unstable_reasons=["spread"],
                               unstable_detail=["stdev 14.0% of the mean > 10%"])
-    monkeypatch.setattr(benchlib.harness, "run", lambda *a, **k: resultfile.from_record(rec))
+    monkeypatch.setattr(benchlib.measuring.harness, "run", lambda *a, **k: resultfile.from_record(rec))
     assert main(["run", rec["benchmark"], "--profile", "smoke"]) == 0
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "unstable (stdev 14.0% of the mean > 10%)" in err[0]

@@ -8,7 +8,7 @@ import shutil
 import numpy as np
 import pytest
 
-from benchlib import compare as bc
+from benchlib.results import compare as bc
 from benchlib.cli import main
 from benchlib.errors import BenchlibError
 

@@ -14,8 +14,8 @@ import pytest
 import sqlalchemy as sa
 
 import benchlib
-from benchlib import db as bdb
-from benchlib.db import schema
+from benchlib.results import db as bdb
+from benchlib.results.db import schema
 from benchlib.errors import BenchlibError
 from db_helpers import PgServer, find_pg_bin, machine, record, simulated_tree, write_store
 
@@ -225,7 +225,7 @@ def test_versioned_result_files_and_notebook_folders(db_url, tmp_path):
     """A notebook's output folder holds each measurement twice (results.json
     and its store line): one row each, the same DataFrame as from the files,
     the run named after the notebook, the noise diagnostics in columns."""
-    from benchlib import resultfile
+    from benchlib.results import resultfile
 
     m = machine("nbhost")
     recs = [resultfile.upgrade(record("syscall", {"op": "getppid", "cpu": k}, m, 9, seed=k))
@@ -256,7 +256,7 @@ def test_versioned_result_files_and_notebook_folders(db_url, tmp_path):
 
 
 def test_invalid_versioned_file_is_named_and_skipped(tmp_path):
-    from benchlib import resultfile
+    from benchlib.results import resultfile
 
     good = resultfile.upgrade(record("syscall", {"op": "getppid"}, machine("h"), 5, seed=1))
     resultfile.write(tmp_path / "in" / "good.results.json", [good])
@@ -276,8 +276,8 @@ def test_invalid_versioned_file_is_named_and_skipped(tmp_path):
 
 @pytest.mark.parametrize("fast", [True, False], ids=["fastjsonschema", "jsonschema"])
 def test_both_validators_refuse_the_same_record(fast, tmp_path, monkeypatch):
-    from benchlib import resultfile
-    from benchlib.db import importer
+    from benchlib.results import resultfile
+    from benchlib.results.db import importer
 
     if not fast:
         monkeypatch.setattr(importer, "_fast_record_check", lambda: None)

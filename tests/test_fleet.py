@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from benchlib import db as bdb
+from benchlib.results import db as bdb
 
 REPO = Path(__file__).resolve().parents[1]
 PLAYBOOK = REPO / "fleet" / "benchlib.yml"

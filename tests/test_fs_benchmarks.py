@@ -5,7 +5,7 @@ import pytest
 
 import benchlib
 from benchlib.errors import BenchlibError
-from benchlib.harness import PROFILES
+from benchlib.measuring.harness import PROFILES
 from conftest import interrupt_run, refuses
 
 

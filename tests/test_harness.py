@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import benchlib
-from benchlib.harness import PROFILES
+from benchlib.measuring.harness import PROFILES
 
 
 def test_result_structure_and_summary():
@@ -250,7 +250,7 @@ def test_a_bad_measuring_mode_is_a_clear_error(monkeypatch):
 
 
 def test_an_interrupted_run_ends_its_worker_and_the_next_run_starts_another():
-    from benchlib import _worker
+    from benchlib.measuring import worker as _worker
 
     benchlib.run("syscall", profile="smoke")
     old = _worker._current.proc.pid
@@ -279,8 +279,8 @@ def test_the_worker_dies_with_its_caller(tmp_path):
 def test_a_python_error_in_the_worker_reaches_the_caller_as_itself(tmp_path):
     """A benchmark's own check inside the worker (a file system that refuses
     O_DIRECT here, or any BenchlibError) comes back as a BenchlibError."""
-    from benchlib import _worker
-    from benchlib.profiles import PROFILES
+    from benchlib.measuring import worker as _worker
+    from benchlib.measuring.profiles import PROFILES
 
     with pytest.raises(benchlib.BenchlibError):
         _worker.call("no_such_benchmark", {}, PROFILES["smoke"], 1)

@@ -1,4 +1,4 @@
-"""benchlib.analysis.intervals: a figure and its 95% interval carried through
+"""benchlib.stats.intervals: a figure and its 95% interval carried through
 a table's arithmetic, its columns, its display and a verdict's evidence.  On
 made-up and simulated samples with known answers; no live timing."""
 import math
@@ -11,10 +11,10 @@ import pytest
 
 matplotlib.use("Agg")
 
-from benchlib.analysis import intervals as iv  # noqa: E402
-from benchlib.analysis.intervals import Measured, exact, gmean, of_result, of_samples  # noqa: E402
-from benchlib.analysis.stats import bootstrap_median_ci, bootstrap_ratio_ci  # noqa: E402
-from benchlib.verdict import read_verdicts, verdict  # noqa: E402
+from benchlib.stats import intervals as iv  # noqa: E402
+from benchlib.stats.intervals import Measured, exact, gmean, of_result, of_samples  # noqa: E402
+from benchlib.stats.summary import bootstrap_median_ci, bootstrap_ratio_ci  # noqa: E402
+from benchlib.papers.verdict import read_verdicts, verdict  # noqa: E402
 
 A = Measured(2.0, 1.9, 2.1)
 B = Measured(4.0, 3.8, 4.4, ("spread",))
@@ -142,7 +142,7 @@ def test_columns_round_trip():
 
 def test_table_display_shows_this_machine_s_intervals():
     from benchlib.papers import TableRows, beside_paper
-    from benchlib.plots import highlight_machine, interval_styler
+    from benchlib.report.figures import highlight_machine, interval_styler
 
     t = TableRows("t", pd.DataFrame([{"system": "this machine", "us": A, "ms": B / 1e3}]))
     assert t.rows.us.tolist() == [2.0] and t.rows.dtypes["us"] == float   # the CSV's figure
@@ -161,7 +161,7 @@ def test_table_display_shows_this_machine_s_intervals():
 
 def test_bars_carry_the_interval_of_this_machine_only():
     from benchlib.papers import TableRows, beside_paper
-    from benchlib.plots import table_bars
+    from benchlib.report.figures import table_bars
 
     t = TableRows("t", pd.DataFrame([{"configuration": "this machine", "us": A}]))
     df = beside_paper(pd.DataFrame({"configuration": ["old"], "us": [30.0]}), t, "us")

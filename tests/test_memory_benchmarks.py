@@ -9,8 +9,8 @@ import math
 import pytest
 
 import benchlib
-import benchlib.memory
-import benchlib.registry
+import benchlib.memory.measure
+import benchlib.measuring.registry
 from benchlib.errors import BenchlibError
 
 
@@ -77,7 +77,7 @@ def test_line_pairs_report_ns_per_pair_of_loads():
     r = benchlib.run("line_pair_latency", distance_bytes=64, size_bytes="1M", profile="smoke")
     _positive_samples(r)
     assert r.samples == pytest.approx(r.ns_per_iteration)
-    assert "pair" in benchlib.registry.get_benchmark("line_pair_latency").counts
+    assert "pair" in benchlib.measuring.registry.get_benchmark("line_pair_latency").counts
 
 
 def test_tlb_chase_layouts_both_run():
@@ -100,7 +100,7 @@ def test_cpuid_names_the_vendor_on_x86():
     assert rc == 0
     vendor = b"".join(int(r).to_bytes(4, "little") for r in (regs[1], regs[3], regs[2]))
     assert len(vendor) == 12 and vendor.decode("ascii").isprintable()
-    rep = benchlib.memory.reported_tlb()
+    rep = benchlib.memory.measure.reported_tlb()
     assert set(rep) == {"levels", "source", "note"} and rep["note"]
     assert all(isinstance(v, int) and v > 0 for v in rep["levels"].values())
 

@@ -127,8 +127,8 @@ def test_fit_memory_bad_other_formats(cli, tmp_path, content, needle):
 def simulated_memory(monkeypatch):
     """`benchlib memory` with the simulator in place of the C chases (and a
     sysfs that reports an 8-CPU shared 32 MiB L3)."""
-    import benchlib.memory as mem
-    from benchlib.metadata import machine_info
+    import benchlib.memory.measure as mem
+    from benchlib.measuring.metadata import machine_info
 
     rng = np.random.default_rng(0)
     pair_m = cs.Machine(SIM.levels, SIM.memory_ns, line_bytes=64)

@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from benchlib.analysis.memory_fit import (
+from benchlib.memory.fit import (
     Level, MemoryFit, check_columns, choose_curve, compare_with_reported, fit_levels,
     fit_memory, fit_tlb, line_size_from_pairs, line_size_from_strides, synthetic_curve)
 from benchlib.errors import BenchlibError
@@ -489,8 +489,8 @@ def test_level_dataclass_to_dict_plain_types():
 
 # ------------------------------------------ the transition model itself
 
-from benchlib.analysis.cache_model import fit_transitions, kept_fraction  # noqa: E402
-from benchlib.analysis.line_tlb import read_pairs, read_strides, reconcile_line_sizes  # noqa: E402
+from benchlib.memory.cache_model import fit_transitions, kept_fraction  # noqa: E402
+from benchlib.memory.line_tlb import read_pairs, read_strides, reconcile_line_sizes  # noqa: E402
 
 import cachesim as cs  # noqa: E402  (tests/ is on sys.path under pytest)
 
@@ -609,7 +609,7 @@ def test_a_line_size_is_never_other_than_a_power_of_two():
 def test_a_slow_revisit_shows_a_neighbour_taking_the_shared_level(monkeypatch):
     # simulated: the neighbour takes a quarter of an 8 MiB last level while
     # the chase runs flat out and half of it when each line waits longer
-    import benchlib.memory as mem
+    import benchlib.memory.measure as mem
 
     levels = (cs.Level(32 * K, 8, 1.2), cs.Level(512 * K, 8, 4.0))
 
@@ -639,7 +639,7 @@ def test_tlb_misses_are_taken_out_before_the_fit():
     # a guest's huge pages on small host pages: the chase also pays the
     # TLB's misses, a step at 64 x 4 KiB that looks like a cache level; with
     # the TLB chase's own fit, the curve is corrected and the caches recovered
-    from benchlib.analysis.memory_fit import RING_WINDOW_BYTES, tlb_penalty_ns
+    from benchlib.memory.fit import RING_WINDOW_BYTES, tlb_penalty_ns
 
     m = cs.Machine((cs.Level(48 * K, 12, 1.25), cs.Level(2 * M, 16, 4.0),
                     cs.Level(8 * M, 16, 16.0)), 100.0)
@@ -725,7 +725,7 @@ def test_a_reported_size_outside_the_fitted_interval_is_said():
     ([8 * M, 8.2 * M], 12 * M, "more at the slower revisit"),
 ])
 def test_the_slow_revisit_is_read_against_the_passes_own_spread(passes, slow, words):
-    import benchlib.memory as mem
+    import benchlib.memory.measure as mem
     levels = [Level("L1", 32 * K, 30 * K, 34 * K, 1.0, 0.0, None, 5),
               Level("L2", 8 * M, 7.5 * M, 8.5 * M, 10.0, 0.1, None, 5),
               Level("memory", None, None, None, 80.0, 1.0, None, 5)]

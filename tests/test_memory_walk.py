@@ -11,9 +11,9 @@ import pandas as pd
 import pytest
 from scipy.stats import binom
 
-from benchlib.analysis.cache_model import fit_transitions, fit_walk, kept_fraction
-from benchlib.analysis.memory_fit import Level, MemoryFit
-from benchlib.analysis.memory_walk import refit_with_walk
+from benchlib.memory.cache_model import fit_transitions, fit_walk, kept_fraction
+from benchlib.memory.fit import Level, MemoryFit
+from benchlib.memory.walk import refit_with_walk
 
 K = 1024
 PAGE = 4096
@@ -165,7 +165,7 @@ def test_refit_with_walk_leaves_levels_the_walk_does_not_span():
 
 
 def test_a_ring_size_beyond_every_reported_cache_says_why():
-    from benchlib.analysis.line_tlb import compare_with_reported
+    from benchlib.memory.line_tlb import compare_with_reported
 
     fit = _fit_with_l2(1 << 20)
     fit.levels.insert(2, Level("L3", 42 << 20, 36 << 20, 49 << 20, 10.0, 0.1, None, 10))
@@ -180,7 +180,7 @@ def test_a_ring_size_beyond_every_reported_cache_says_why():
 
 
 def test_the_ring_pays_a_window_s_tlb_misses_and_the_walk_the_whole_size():
-    from benchlib.analysis.memory_fit import RING_WINDOW_BYTES, tlb_penalty_ns
+    from benchlib.memory.fit import RING_WINDOW_BYTES, tlb_penalty_ns
 
     tlb = [{"entries": 96, "miss_penalty_ns": 1.5}, {"entries": 2048, "miss_penalty_ns": 8.0}]
     w = np.array([256 * K, 2 << 20, 8 << 20, 64 << 20])
@@ -195,7 +195,7 @@ def test_the_ring_pays_a_window_s_tlb_misses_and_the_walk_the_whole_size():
 @pytest.mark.parametrize("l3, says", [((42 << 20, 40 << 20, 44 << 20), True),
                                       ((20 << 20, 18 << 20, 22 << 20), False)])
 def test_a_last_level_beyond_the_reported_caches_gives_the_reason(l3, says):
-    import benchlib.memory as mem
+    import benchlib.memory.measure as mem
 
     fit = _fit_with_l2(1 << 20)
     fit.levels[1].ring_size_bytes = (1.3 * (1 << 20), 1.25 * (1 << 20), 1.35 * (1 << 20))
@@ -213,8 +213,8 @@ def test_a_last_level_beyond_the_reported_caches_gives_the_reason(l3, says):
 
 
 def test_each_pass_reports_its_own_last_level_or_none():
-    import benchlib.memory as mem
-    from benchlib.analysis.memory_fit import synthetic_curve
+    import benchlib.memory.measure as mem
+    from benchlib.memory.fit import synthetic_curve
 
     passes = []
     for i, (sizes, lats) in enumerate([((48 * K, 1 << 20, 16 << 20), (1.0, 3.0, 10.0, 80.0)),

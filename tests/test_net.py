@@ -6,7 +6,7 @@ import time
 import pytest
 
 import benchlib
-from benchlib.benchmarks import RPC_MISSING, have_rpc
+from benchlib.measuring.benchmarks import RPC_MISSING, have_rpc
 from benchlib.errors import BenchlibError
 from conftest import (comm, descendants, interrupt_run, kill_children, measuring_fds, measuring_pid,
                       subreaper)
@@ -64,7 +64,7 @@ def test_rpc_latency(transport):
 
 
 def test_rpc_without_library_is_a_clear_error(monkeypatch):
-    import benchlib.benchmarks.net as bm
+    import benchlib.measuring.benchmarks.net as bm
     monkeypatch.setattr(bm, "have_rpc", lambda: False)
     with pytest.raises(BenchlibError, match="built without libtirpc"):
         benchlib.run("rpc_latency", profile="smoke")

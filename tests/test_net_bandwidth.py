@@ -99,7 +99,7 @@ def test_a_starved_sample_is_reported_not_fatal(monkeypatch):
     run in which every sample was lost is an error (in C)."""
     import math
 
-    from benchlib.benchmarks import net as udp_registration  # udp_bandwidth's module
+    from benchlib.measuring.benchmarks import net as udp_registration  # udp_bandwidth's module
 
     class FakeLib:
         BL_OK = 0
@@ -113,7 +113,7 @@ def test_a_starved_sample_is_reported_not_fatal(monkeypatch):
 
     monkeypatch.setenv("BENCHLIB_MEASURE_IN", "process")  # the fake library is in this process
     monkeypatch.setattr(udp_registration, "_lib", lambda: FakeLib())
-    monkeypatch.setattr(benchlib.harness, "machine_info", lambda: {})
+    monkeypatch.setattr(benchlib.measuring.harness, "machine_info", lambda: {})
     with pytest.warns(RuntimeWarning, match="1 of 3 samples delivered no datagram"):
         r = benchlib.run("udp_bandwidth", datagram_bytes="8k", profile="smoke", n_samples=3)
     assert r.extras["starved_samples"] == 1

@@ -7,8 +7,8 @@ import time
 
 import pytest
 
-from benchlib import harness
-from benchlib.benchmarks import tiny_program
+from benchlib.measuring import harness
+from benchlib.measuring.benchmarks import tiny_program
 from benchlib.errors import BenchlibError
 from conftest import comm, interrupt_run, measuring_children, processes_named, subreaper
 
@@ -115,7 +115,7 @@ def test_bad_parameters(name, params, match):
 
 
 def test_context_switch_beyond_memory(monkeypatch):
-    from benchlib import registry
+    from benchlib.measuring import registry
     monkeypatch.setattr(registry, "available_memory_bytes", lambda: 100 << 20)
     with pytest.raises(BenchlibError, match="memory"):
         harness.run("context_switch", processes=64, process_kb=16384, profile="smoke")

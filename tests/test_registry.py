@@ -3,7 +3,7 @@ import pytest
 
 import benchlib
 from benchlib.errors import BenchlibError
-from benchlib.registry import format_size, get_benchmark, parse_size
+from benchlib.measuring.registry import format_size, get_benchmark, parse_size
 
 
 @pytest.mark.parametrize("text,expected", [

@@ -1,4 +1,4 @@
-"""The HTML report of a reproduction (benchlib.report): built from a
+"""The HTML report of a reproduction (benchlib.report.html): built from a
 synthetic run folder with known contents, checked as text and opened in
 headless Chromium (every link resolves, every image loads, no console error)."""
 import json
@@ -11,8 +11,8 @@ from urllib.parse import unquote, urlparse
 import nbformat
 import pytest
 
-from benchlib import report
-from benchlib.verdict import verdict
+from benchlib.report import html as report
+from benchlib.papers.verdict import verdict
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 CHROMEDRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
@@ -92,7 +92,7 @@ def test_previous_run_is_the_latest_earlier_one_of_the_same_host(runs):
 
 
 def test_page_lists_verdicts_figures_csvs_and_failures(runs, monkeypatch):
-    monkeypatch.setitem(sys.modules, "benchlib.compare", None)  # as before the compare module
+    monkeypatch.setitem(sys.modules, "benchlib.results.compare", None)  # as before the compare module
     page = report.write_report(runs["this"]).read_text()
     assert "Paper A (1990)" in page and "Paper B &lt;1994&gt;" in page  # titles, escaped
     assert "2 verdict(s): 1 hold, 1 do not hold, 0 cannot tell" in page
@@ -123,7 +123,7 @@ def test_comparison_table_when_compare_exists(runs, monkeypatch):
                              "p_value": [0.6, 0.001],
                              "verdict": ["no difference", "faster"]})
 
-    monkeypatch.setitem(sys.modules, "benchlib.compare", types.SimpleNamespace(compare=compare))
+    monkeypatch.setitem(sys.modules, "benchlib.results.compare", types.SimpleNamespace(compare=compare))
     page = report.write_report(runs["this"], render_notebooks=False).read_text()
     assert calls == [("box-20260102-000000", "box-20260104-000000", 0.05)]
     assert "1 no difference, 1 faster" in page and "<td>op=getpid</td>" in page
@@ -200,7 +200,7 @@ def check_page_in_chromium(index: Path, screenshot: Path | None = None,
 
 @pytest.mark.slow
 def test_report_opens_in_chromium_without_broken_link_image_or_error(runs, monkeypatch, tmp_path):
-    monkeypatch.setitem(sys.modules, "benchlib.compare", None)
+    monkeypatch.setitem(sys.modules, "benchlib.results.compare", None)
     index = report.write_report(runs["this"])
     seen = check_page_in_chromium(index, tmp_path / "report.png", follow_pages=True)
     assert len(seen["pages"]) == 3  # the three notebooks as HTML

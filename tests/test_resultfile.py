@@ -7,9 +7,9 @@ import jsonschema
 import pytest
 
 import benchlib
-from benchlib import resultfile
+from benchlib.results import resultfile
 from benchlib.errors import BenchlibError
-from benchlib.store import load_results, notebook_output_dir, record_to, save_results
+from benchlib.results.store import load_results, notebook_output_dir, record_to, save_results
 
 DATA = Path(__file__).parent / "data" / "results"
 
@@ -125,7 +125,7 @@ def test_notebook_output_dir_records_every_result(tmp_path):
 
 
 def test_recording_is_throttled_after_20_results_and_flushed(tmp_path, monkeypatch):
-    from benchlib import store
+    from benchlib.results import store
 
     rec = resultfile.read(DATA / "store-v0.jsonl")[0]
     monkeypatch.setattr(store, "REWRITE_EVERY_S", 1e9)

@@ -5,7 +5,7 @@ import os
 import pytest
 
 import benchlib
-from benchlib.benchmarks import SMALL_FILE_PHASES
+from benchlib.measuring.benchmarks import SMALL_FILE_PHASES
 from conftest import interrupt_run, refuses
 
 

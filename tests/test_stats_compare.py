@@ -3,10 +3,10 @@ simulated data with known answers (no live timing)."""
 import numpy as np
 import pytest
 
-from benchlib.analysis import noise
-from benchlib.analysis.stats import (bootstrap_median_ci, bootstrap_ratio_ci, equivalence_bounds,
+from benchlib.stats import noise
+from benchlib.stats.summary import (bootstrap_median_ci, bootstrap_ratio_ci, equivalence_bounds,
                                      mann_whitney_p, ratio_verdict, rel_ci_halfwidth)
-from benchlib.compare import compare_samples
+from benchlib.results.compare import compare_samples
 
 
 def lognormal(rng, n, median=1.0, sigma=0.05):

@@ -1,7 +1,7 @@
 import json
 
 import benchlib
-from benchlib.store import load_results, save_results, store_path
+from benchlib.results.store import load_results, save_results, store_path
 
 
 def test_round_trip_two_machines(tmp_path):

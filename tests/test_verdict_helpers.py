@@ -7,7 +7,7 @@ from benchlib.papers.laibaker1996 import measure as lb
 from benchlib.papers.mach1989 import measure as mm
 from benchlib.papers.mcvoy1996 import measure as lm
 from benchlib.papers.ousterhout1990 import measure as ous
-from benchlib.verdict import read_verdicts, verdict
+from benchlib.papers.verdict import read_verdicts, verdict
 
 
 def test_keeps_pace_three_ways():

@@ -1,5 +1,6 @@
-"""Fits and models: pure functions of DataFrames, no C calls, so they can
-be tested on synthetic or published data."""
-from .memory_fit import (Level, MemoryFit, compare_with_reported, fit_levels,  # noqa: F401
-                         fit_memory, fit_tlb, line_size_from_pairs, synthetic_curve)
-from .stats import ratio_summary, relative_spread  # noqa: F401
+"""Fits that are not the memory hierarchy's: speed against CPU speed across
+eras (``scaling``) and Chen & Patterson's self-scaling I/O model
+(``self_scaling_model``).  Pure functions of numbers and DataFrames: they
+import only ``benchlib.errors`` and ``benchlib.stats``, never a measuring,
+results, paper, report or CLI module, so they are tested on simulated and
+published data with known answers."""

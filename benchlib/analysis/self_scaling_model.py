@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .intervals import of_samples, put
+from benchlib.stats.intervals import of_samples, put
 
 PARAMS = ("unique_bytes", "size_mean_bytes", "read_frac", "seq_frac", "process_num")
 LOG_PARAMS = ("unique_bytes", "size_mean_bytes")  # swept and interpolated in log scale

@@ -25,10 +25,10 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ..errors import BenchlibError, MeasurementError
-from . import compare, db, export, fit_memory, info, memory, results, run
-from . import list as list_  # the module of `benchlib list`; the builtin stays `list`
-from ._common import EXIT_INTERRUPTED, EXIT_MEASUREMENT, EXIT_USAGE, unstable_line  # noqa: F401
+from benchlib.errors import BenchlibError, MeasurementError
+from benchlib.cli import compare, db, export, fit_memory, info, memory, results, run
+from benchlib.cli import list as list_  # the module of `benchlib list`; the builtin stays `list`
+from benchlib.cli._common import EXIT_INTERRUPTED, EXIT_MEASUREMENT, EXIT_USAGE, unstable_line  # noqa: F401
 
 SUBCOMMANDS = (list_, run, info, memory, fit_memory, compare, export, results, db)
 
@@ -47,7 +47,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = build_parser()
     args = ap.parse_args(argv)
     if args.version:
-        from .._version import __version__
+        from benchlib._version import __version__
         print(__version__)
         return 0
     if not args.command:

@@ -1,6 +1,6 @@
 """``python -m benchlib.cli``: the benchlib command."""
 import sys
 
-from . import main
+from benchlib.cli import main
 
 sys.exit(main())

@@ -2,7 +2,7 @@
 that says why a result is unstable."""
 from __future__ import annotations
 
-from ..errors import BenchlibError
+from benchlib.errors import BenchlibError
 
 EXIT_USAGE = 2
 EXIT_MEASUREMENT = 1

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import json
 
-from ..errors import BenchlibError
+from benchlib.errors import BenchlibError
 
 
 def add_parser(sub) -> None:
@@ -29,7 +29,7 @@ def add_parser(sub) -> None:
 
 
 def cmd_compare(args) -> int:
-    from .. import compare as bc
+    from benchlib.results import compare as bc
 
     if args.paired and (args.self_check or args.pair):
         raise BenchlibError("--paired compares A and B round by round; it does not combine with "

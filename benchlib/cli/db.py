@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import sys
 
-from ..errors import BenchlibError
+from benchlib.errors import BenchlibError
 
 
 def _needs_db_extra() -> None:
@@ -26,7 +26,7 @@ def _needs_db_extra() -> None:
 
 def cmd_db_import(args) -> int:
     _needs_db_extra()
-    from ..db import import_paths, open_db, redacted, resolve_url
+    from benchlib.results.db import import_paths, open_db, redacted, resolve_url
 
     engine = open_db(args.db)
     try:
@@ -54,7 +54,7 @@ def cmd_db_import(args) -> int:
 
 def cmd_db_list(args) -> int:
     _needs_db_extra()
-    from ..db import counts, open_db, runs_table
+    from benchlib.results.db import counts, open_db, runs_table
 
     engine = open_db(args.db)
     try:

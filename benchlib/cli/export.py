@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import sys
 
-from ..errors import BenchlibError
+from benchlib.errors import BenchlibError
 
 
 def add_parser(sub) -> None:
@@ -16,8 +16,8 @@ def add_parser(sub) -> None:
 
 
 def cmd_export(args) -> int:
-    from .. import resultfile
-    from ..store import load_results
+    from benchlib.results import resultfile
+    from benchlib.results.store import load_results
 
     if not args.csv and not args.json:
         raise BenchlibError("export needs --csv FILE (or -) and/or --json FILE")

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import json
 
-from .memory import _print_fit
+from benchlib.cli.memory import _print_fit
 
 
 def add_parser(sub) -> None:
@@ -17,8 +17,8 @@ def add_parser(sub) -> None:
 
 
 def cmd_fit_memory(args) -> int:
-    from ..analysis.curve_readers import read_curve_file
-    from ..analysis.memory_fit import fit_memory
+    from benchlib.memory.curve_readers import read_curve_file
+    from benchlib.memory.fit import fit_memory
 
     df = read_curve_file(args.file)
     fit = fit_memory(df, clock_ghz=args.clock_ghz, stride_bytes=args.stride_bytes)

@@ -11,7 +11,7 @@ def add_parser(sub) -> None:
 
 
 def cmd_info(args) -> int:
-    from ..metadata import machine_info
+    from benchlib.measuring.metadata import machine_info
 
     info = machine_info()
     if args.json:

@@ -11,7 +11,7 @@ def add_parser(sub) -> None:
 
 
 def cmd_list(args) -> int:
-    from ..registry import list_benchmarks
+    from benchlib.measuring.registry import list_benchmarks
 
     benches = list_benchmarks()
     if args.json:

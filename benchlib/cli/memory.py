@@ -36,7 +36,7 @@ def _print_fit(fit, comparison=None, tlb=None, shared=None) -> None:
 
 
 def cmd_memory(args) -> int:
-    from ..memory import measure_hierarchy
+    from benchlib.memory.measure import measure_hierarchy
 
     m = measure_hierarchy(args.profile, progress=not args.json and sys.stderr.isatty())
     if args.csv:

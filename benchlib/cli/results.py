@@ -12,7 +12,7 @@ def add_parser(sub) -> None:
 
 
 def cmd_results(args) -> int:
-    from ..store import load_results
+    from benchlib.results.store import load_results
 
     df = load_results(args.dir)
     if df.empty:

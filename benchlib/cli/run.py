@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 import sys
 
-from ._common import _parse_kv, unstable_line
+from benchlib.cli._common import _parse_kv, unstable_line
 
 
 def add_parser(sub) -> None:
@@ -28,11 +28,11 @@ def add_parser(sub) -> None:
 
 
 def cmd_run(args) -> int:
-    from ..harness import adaptive_profile, expand_grid, get_profile, run
-    from ..registry import get_benchmark
-    from ..store import save_results
+    from benchlib.measuring.harness import adaptive_profile, expand_grid, get_profile, run
+    from benchlib.measuring.registry import get_benchmark
+    from benchlib.results.store import save_results
 
-    from .. import resultfile
+    from benchlib.results import resultfile
 
     bench = get_benchmark(args.name)
     get_profile(args.profile)

@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..errors import BenchlibError
-from .tables import (Column, TableRows, beside_paper, column_params, measure_row,  # noqa: F401
+from benchlib.errors import BenchlibError
+from benchlib.papers.tables import (Column, TableRows, beside_paper, column_params, measure_row,  # noqa: F401
                      pinned_cpu, table_rows)
 
 with_rows = beside_paper   # the join's earlier name (notebooks/memory_hierarchy.ipynb uses it)

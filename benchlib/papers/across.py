@@ -31,8 +31,8 @@ from typing import Callable
 
 import pandas as pd
 
-from ..errors import BenchlibError
-from . import data_dir
+from benchlib.errors import BenchlibError
+from benchlib.papers import data_dir
 
 
 @dataclass(frozen=True)

@@ -9,9 +9,9 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from ..analysis.scaling import rate
-from ..plots import HIGHLIGHT
-from .across import PAPERS, PRIMITIVES
+from benchlib.analysis.scaling import rate
+from benchlib.report.figures import HIGHLIGHT
+from benchlib.papers.across import PAPERS, PRIMITIVES
 
 PAPER_COLOURS = dict(zip([*PAPERS, "today"],
                          ["#1f77b4", "#2ca02c", "#9467bd", "#8c564b", "#17becf", "#ff7f0e"]))

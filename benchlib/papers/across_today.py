@@ -18,10 +18,10 @@ from typing import Callable
 
 import pandas as pd
 
-from ..errors import BenchlibError
-from ..harness import Result, run
-from ..metadata import machine_info
-from .across import COLUMNS, PRIMITIVES, paper_module
+from benchlib.errors import BenchlibError
+from benchlib.measuring.harness import Result, run
+from benchlib.measuring.metadata import machine_info
+from benchlib.papers.across import COLUMNS, PRIMITIVES, paper_module
 
 RATING_PAPER = "ousterhout1990"      # whose vax_mips converts native MIPS
 RATING_BASIS = ("measured: integer_speed native MIPS (median) / (2 instructions per VAX "
@@ -38,7 +38,7 @@ def uncached_bytes(machine: dict, profile: str) -> int:
     available (as the memory notebook sizes it); tiny at smoke."""
     if profile == "smoke":
         return SMOKE_UNCACHED_BYTES
-    from ..memory import max_size_bytes
+    from benchlib.memory.measure import max_size_bytes
     return max_size_bytes(machine)
 
 

@@ -10,8 +10,8 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from ..harness import Result, run
-from .tables import pinned_cpu
+from benchlib.measuring.harness import Result, run
+from benchlib.papers.tables import pinned_cpu
 
 # The paper rates each machine in MIPS "where a VAX-11/780 is approximately
 # 1.0" (Table 1): VAX-relative integer speed.  A machine that executes

@@ -2,11 +2,11 @@
 (``TableRows``), one declarative column spec (``Column``, measured by
 ``measure_row``) and one join that puts this machine's rows beside a
 paper's (``beside_paper``).  The highlight of those rows in a table or a
-bar chart is ``benchlib.plots.highlight_machine`` / ``bar_table``, which
+bar chart is ``benchlib.report.figures.highlight_machine`` / ``bar_table``, which
 read the ``source`` column ``beside_paper`` writes.
 
 Intervals: a cell of a row may be given as a
-``benchlib.analysis.intervals.Measured`` (``r.measured``, or arithmetic on
+``benchlib.stats.intervals.Measured`` (``r.measured``, or arithmetic on
 it); ``TableRows`` keeps the plain figure in ``rows`` (what the CSVs hold)
 and the interval in ``intervals``, and ``with_intervals()`` gives the rows
 with ``<column>_ci95_lo/_hi/_note`` beside each such column, which
@@ -21,10 +21,10 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from ..analysis import intervals as iv
-from ..analysis.intervals import Measured
-from ..errors import BenchlibError
-from ..harness import Result, run
+from benchlib.stats import intervals as iv
+from benchlib.stats.intervals import Measured
+from benchlib.errors import BenchlibError
+from benchlib.measuring.harness import Result, run
 
 PAPER_SOURCE = "paper"
 MACHINE_SOURCE = "this machine"

@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 import benchlib
-from benchlib.benchmarks import iowork as W
+from benchlib.measuring.benchmarks import iowork as W
 from benchlib.papers.chen1994 import measure as S
 from benchlib.analysis import self_scaling_model as A
 from benchlib.errors import BenchlibError
@@ -264,7 +264,7 @@ def test_plans_and_random_workloads_stay_in_range():
 
 
 def test_the_o_direct_fallback(tmp_path):
-    from benchlib.registry import filesystem_of
+    from benchlib.measuring.registry import filesystem_of
     if filesystem_of(str(tmp_path)).get("fs_type") in ("tmpfs", "ramfs"):
         pytest.skip("no disk under the temporary directory")
     with W.IOSpace(str(tmp_path), disk_budget_bytes=8 * MiB, cache="direct",

@@ -6,11 +6,11 @@ import math
 import pandas as pd
 import pytest
 
-from benchlib.analysis.intervals import exact
+from benchlib.stats.intervals import exact
 from benchlib.papers.laibaker1996 import measure as lb
 from benchlib.papers import TableRows
 from benchlib.papers.laibaker1996 import paper
-from benchlib.registry import get_benchmark
+from benchlib.measuring.registry import get_benchmark
 
 
 class _R:

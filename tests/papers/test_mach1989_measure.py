@@ -7,7 +7,7 @@ from types import SimpleNamespace
 import pandas as pd
 import pytest
 
-from benchlib.analysis.intervals import exact
+from benchlib.stats.intervals import exact
 from benchlib.papers.mach1989 import measure as mm
 from benchlib.papers import TableRows
 from benchlib.papers.mips import MipsRating

@@ -9,7 +9,7 @@ import pytest
 from benchlib.papers import column_params
 from benchlib.papers.mcvoy1996 import measure as lm
 from benchlib.papers.mcvoy1996 import paper
-from benchlib.registry import get_benchmark
+from benchlib.measuring.registry import get_benchmark
 
 
 def test_every_column_is_a_paper_column_and_a_benchmark():

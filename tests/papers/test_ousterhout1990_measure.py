@@ -10,7 +10,7 @@ import pytest
 
 import benchlib
 from benchlib.papers.ousterhout1990 import measure as ous
-from benchlib.benchmarks import instructions_per_repetition
+from benchlib.measuring.benchmarks import instructions_per_repetition
 from benchlib.errors import BenchlibError
 from benchlib.papers.ousterhout1990 import paper
 
@@ -168,7 +168,7 @@ def test_cswitch_parts_structure():
 # ------------------------------------------------------------ sizes from the caches
 
 def test_table5_and_6_sizes_come_from_the_caches():
-    from benchlib.memory import cache_sizes
+    from benchlib.memory.measure import cache_sizes
 
     m = {"l2_bytes": 1 << 20, "l3_bytes": 32 << 20}
     cached, uncached = cache_sizes(m)

@@ -9,9 +9,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from benchlib.analysis import intervals as iv
-from benchlib.analysis.intervals import Measured
-from benchlib.harness import Result
+from benchlib.stats import intervals as iv
+from benchlib.stats.intervals import Measured
+from benchlib.measuring.harness import Result
 from benchlib.papers import Column, TableRows, measure_row, tables
 
 
@@ -201,7 +201,7 @@ def test_chen_median_error_over_workloads_has_its_bootstrap_interval():
 # ------------------------------------------------------------ the memory hierarchy
 
 def test_memory_rows_carry_the_bandwidth_and_plateau_intervals():
-    from benchlib import memory
+    from benchlib.memory import measure as memory
 
     lev = lambda ns, size, ci: SimpleNamespace(latency_ns=ns, size_bytes=size,  # noqa: E731
                                                latency_ns_ci95=ci)

@@ -3,7 +3,7 @@ Self-Scaling I/O Benchmarks, Predicted Performance", ACM TOCS 12(4), 1994.
 
 * ``paper``: the numbers its figures print (``data/papers/chen1994/``; no measurement).
 * ``measure``: the self-scaling search, its predictions and baselines (the
-  workload is ``benchlib.benchmarks.iowork``; the fits are pure functions in
+  workload is ``benchlib.measuring.benchmarks.iowork``; the fits are pure functions in
   ``benchlib.analysis.self_scaling_model``).
 
 Notebook: ``notebooks/chen1994.ipynb``; tests: ``tests/papers/test_chen1994*.py``.

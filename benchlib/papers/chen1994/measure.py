@@ -1,7 +1,7 @@
 """Chen and Patterson's self-scaling I/O benchmark and predicted performance
 (ACM TOCS 12(4), 1994), run on this machine.
 
-``IOSpace`` (``benchlib.benchmarks.iowork``, beside the ``io_workload``
+``IOSpace`` (``benchlib.measuring.benchmarks.iowork``, beside the ``io_workload``
 benchmark it also serves) owns everything a run puts on the machine: a private directory
 in the user's ``directory`` holding one data file (at most the disk budget),
 and, where the kernel lets us, a memory cgroup that limits the page cache
@@ -22,11 +22,11 @@ from dataclasses import asdict, dataclass
 import numpy as np
 import pandas as pd
 
-from ...analysis import self_scaling_model as model
-from ...benchmarks.iowork import MiB, IOSpace, Workload
-from ...errors import BenchlibError
-from ...metadata import machine_info
-from ...progress import tqdm
+from benchlib.analysis import self_scaling_model as model
+from benchlib.measuring.benchmarks.iowork import MiB, IOSpace, Workload
+from benchlib.errors import BenchlibError
+from benchlib.measuring.metadata import machine_info
+from benchlib.progress import tqdm
 
 PARAMS = model.PARAMS  # unique_bytes, size_mean_bytes, read_frac, seq_frac, process_num
 

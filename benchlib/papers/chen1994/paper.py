@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ...analysis import intervals as iv
-from .. import beside_paper, load_table
+from benchlib.stats import intervals as iv
+from benchlib.papers import beside_paper, load_table
 
 PAPER = "chen1994"
 

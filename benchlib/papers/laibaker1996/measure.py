@@ -21,11 +21,11 @@ import os
 import numpy as np
 import pandas as pd
 
-from ...analysis import intervals as iv
-from ...harness import run, sweep
-from ...registry import filesystem_of
-from .. import TableRows, pinned_cpu, table_rows as _rows
-from . import paper
+from benchlib.stats import intervals as iv
+from benchlib.measuring.harness import run, sweep
+from benchlib.measuring.registry import filesystem_of
+from benchlib.papers import TableRows, pinned_cpu, table_rows as _rows
+from benchlib.papers.laibaker1996 import paper
 
 MBIT_PER_MB = 8.0   # MB/s (10^6 bytes) -> megabits/s (10^6 bits)
 TCP_TRANSFER_BYTES = 64 << 10   # bytes per write for the TCP table (the slides do not say)

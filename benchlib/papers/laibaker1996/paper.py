@@ -20,9 +20,9 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from ...analysis import intervals as iv
-from ...errors import BenchlibError
-from .. import beside_paper, load_table, transcribe_main
+from benchlib.stats import intervals as iv
+from benchlib.errors import BenchlibError
+from benchlib.papers import beside_paper, load_table, transcribe_main
 
 PAPER = "laibaker1996"
 SYSTEMS = ("Linux", "FreeBSD", "Solaris")

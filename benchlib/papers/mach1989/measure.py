@@ -23,12 +23,12 @@ import re
 import numpy as np
 import pandas as pd
 
-from ...analysis import intervals as iv
-from ...benchmarks import have_rpc
-from ...harness import run, sweep
-from .. import TableRows, pinned_cpu
-from ..mips import MipsRating, mips_rating  # noqa: F401 (re-exported)
-from . import paper
+from benchlib.stats import intervals as iv
+from benchlib.measuring.benchmarks import have_rpc
+from benchlib.measuring.harness import run, sweep
+from benchlib.papers import TableRows, pinned_cpu
+from benchlib.papers.mips import MipsRating, mips_rating  # noqa: F401 (re-exported)
+from benchlib.papers.mach1989 import paper
 
 __all__ = ["ipc_tests", "ipc_per_call", "ipc_variants", "unix_tests", "andrew", "rpc_rows",
            "normalised_ipc", "forin_ratios", "unix_table", "cpu_time_accounting", "mips_rating",

@@ -19,8 +19,8 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from ...analysis import intervals as iv
-from .. import load_table, transcribe_main
+from benchlib.stats import intervals as iv
+from benchlib.papers import load_table, transcribe_main
 
 PAPER = "mach1989"
 TABLES = ("ipc_tests", "ipc_tests_per_call", "network_ipc_per_call", "unix_calls",

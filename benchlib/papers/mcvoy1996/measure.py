@@ -18,11 +18,11 @@ import math
 
 import pandas as pd
 
-from ...analysis import intervals as iv
-from ...harness import sweep
-from ...metadata import machine_info
-from .. import Column, TableRows, beside_paper, measure_row, pinned_cpu  # noqa: F401
-from . import paper
+from benchlib.stats import intervals as iv
+from benchlib.measuring.harness import sweep
+from benchlib.measuring.metadata import machine_info
+from benchlib.papers import Column, TableRows, beside_paper, measure_row, pinned_cpu  # noqa: F401
+from benchlib.papers.mcvoy1996 import paper
 
 
 US, MS_FROM_US = 1.0, 1e-3

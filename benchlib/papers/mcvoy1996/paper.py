@@ -34,8 +34,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from ...errors import BenchlibError
-from .. import data_dir   # the shared locator: the repo's data/ or $BENCHLIB_DATA_DIR
+from benchlib.errors import BenchlibError
+from benchlib.papers import data_dir   # the shared locator: the repo's data/ or $BENCHLIB_DATA_DIR
 
 PAPER = "mcvoy1996"
 

@@ -15,13 +15,13 @@ import math
 import pandas as pd
 from scipy.stats import gmean
 
-from ...analysis import intervals as iv
-from ...harness import sweep, run
-from ...memory import cache_sizes
-from ...metadata import machine_info
-from .. import TableRows, beside_paper, load_table, pinned_cpu, table_rows as _rows
-from ..mips import MipsRating, mips_rating  # noqa: F401  (this paper's rating, re-exported)
-from . import paper
+from benchlib.stats import intervals as iv
+from benchlib.measuring.harness import sweep, run
+from benchlib.memory.measure import cache_sizes
+from benchlib.measuring.metadata import machine_info
+from benchlib.papers import TableRows, beside_paper, load_table, pinned_cpu, table_rows as _rows
+from benchlib.papers.mips import MipsRating, mips_rating  # noqa: F401  (this paper's rating, re-exported)
+from benchlib.papers.ousterhout1990 import paper
 
 KB = 1024  # the paper's kbyte; Table 10's sizes and Table 6's block are in these
 

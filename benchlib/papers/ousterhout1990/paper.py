@@ -11,10 +11,10 @@ import sys
 
 import pandas as pd
 
-from ...analysis import intervals as iv
-from .. import beside_paper, load_table, transcribe_main
-from ..markdown import tables_with_captions
-from ..mips import (INSTRUCTION_RATIO_RANGE, INSTRUCTIONS_PER_VAX_INSTRUCTION,  # noqa: F401
+from benchlib.stats import intervals as iv
+from benchlib.papers import beside_paper, load_table, transcribe_main
+from benchlib.papers.markdown import tables_with_captions
+from benchlib.papers.mips import (INSTRUCTION_RATIO_RANGE, INSTRUCTIONS_PER_VAX_INSTRUCTION,  # noqa: F401
                     VAX780_NATIVE_MIPS, rating_range, vax_mips)
 
 PAPER = "ousterhout1990"

@@ -1,0 +1,176 @@
+"""Registrations for csrc/proc.c: signals, process creation (in this
+interpreter or in the small C process csrc/proc_runner.c) and the context
+switch of a ring of processes."""
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+
+from benchlib.errors import BenchlibError, MeasurementError
+from benchlib.measuring.registry import Benchmark, Param, register
+from benchlib.measuring.benchmarks.common import (CPU, _check_cpu, _check_cpu_param, _ffi, _lib, _pinned_cpu, _us, call_with_op,
+                     op_choice, ops)
+from benchlib.measuring.benchmarks.compiler_cache import proc_runner, tiny_program
+
+
+# ---------------------------------------------------------------- signals
+
+SIGNAL_OP, _SIGNAL_OPS = op_choice("BL_SIGNAL_", "install: sigaction; deliver: send and handle")
+
+register(Benchmark(
+    name="signal_latency",
+    description="Signal handling: install a SIGUSR1 handler with sigaction, or send SIGUSR1 to "
+                "this process and run its handler (no context switch)",
+    unit="us",
+    counts="op=install: one sigaction call; op=deliver: one signal sent (tgkill to this thread) "
+           "and its handler run, checked by the handler's counter",
+    params=(SIGNAL_OP, CPU),
+    measure=call_with_op("bl_signal_latency", _SIGNAL_OPS),
+    to_unit=_us,
+    check=_check_cpu_param,
+))
+
+
+# ---------------------------------------------------------------- process creation
+
+_PROCESS_OPS = ops("BL_PROCESS_")  # fork_exit, fork_exec_exit, fork_sh_exit
+
+
+def _parent_size() -> dict:
+    """The forking process's size: fork copies its page tables and exit tears
+    the copy down, so a large parent (this interpreter, with numpy and
+    pandas) makes every fork dearer than the paper's small C program's."""
+    out = {}
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    out["parent_rss_kb"] = int(line.split()[1])
+        with open("/proc/self/maps") as f:
+            out["parent_mappings"] = sum(1 for _ in f)
+    except OSError:
+        pass
+    return out
+
+
+def _run_small_parent(op: int, program: str, o, ns, tk, info) -> int:
+    """process_creation in proc_runner, a small C process (see proc_runner.c);
+    its figures are copied into the arrays the harness passed."""
+    ffi = _ffi()
+    args = [proc_runner(), str(op), program or "-", str(o.n_samples), str(o.n_warmup),
+            repr(o.target_sample_ns), repr(o.max_total_ns), str(o.cpu)]
+    p = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        out, err = p.communicate()
+    except KeyboardInterrupt:
+        # The runner stops between processes, reaps its child and exits.
+        p.send_signal(signal.SIGINT)
+        try:
+            p.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait()
+        raise
+    if p.returncode == -signal.SIGINT:
+        raise KeyboardInterrupt
+    lines = out.splitlines()
+    if p.returncode != 0 or len(lines) < 2:
+        raise BenchlibError(f"proc_runner failed (status {p.returncode}): {err.strip()}")
+    head = lines[0].split()
+    rc = int(head[0])
+    if rc != 0:
+        raise (BenchlibError if rc == _lib().BL_EINVAL else MeasurementError)(
+            f"process_creation: {lines[1]}")
+    info.iterations, info.n_samples = int(head[1]), int(head[2])
+    info.overhead_ns, info.clock_resolution_ns = float(head[3]), float(head[4])
+    info.has_ticks, info.calibration_ns = int(head[5]), float(head[6])
+    info.cpu_first, info.cpu_last, info.cpu_migrations = map(int, head[7:10])
+    info.helper_cpu = -1
+    for i, line in enumerate(lines[2:2 + info.n_samples]):
+        a, b, c = map(float, line.split())
+        ns[i], tk[i] = a, b
+        if o.clock_ghz != ffi.NULL:
+            o.clock_ghz[i] = c
+    return rc
+
+
+def _measure_process(p, o, ns, tk, info):
+    program = tiny_program() if p["op"] != "fork_exit" else ""
+    op = _PROCESS_OPS[p["op"]]
+    if p["parent"] == "small":
+        extras = {"parent": "proc_runner (a small C process)"}
+        rc = _run_small_parent(op, program, o, ns, tk, info)
+    else:
+        extras = _parent_size()
+        rc = _lib().bl_process_creation(op, os.fsencode(program), o, ns, tk, info)
+    if program:
+        extras["program"] = program
+    return rc, extras
+
+
+register(Benchmark(
+    name="process_creation",
+    description="Create a process and wait for it: fork and exit, fork and exec a tiny program, "
+                "or fork and exec /bin/sh -c to find and run it",
+    unit="ms",
+    counts="one whole process, from fork to the parent's waitpid; the tiny program exits at once; "
+           "fork_sh_exit gives the shell the program's bare name, its directory last in PATH; "
+           "parent=small forks from a small C process as the paper did, parent=interpreter "
+           "from benchlib's Python measuring process (an interpreter without numpy), whose size "
+           "(extras parent_rss_kb, parent_mappings) fork and exit pay for",
+    params=(Param("op", "choice", "fork_exit",
+                  "fork_exit: the child _exits; fork_exec_exit: it execs the tiny program; "
+                  "fork_sh_exit: it execs /bin/sh -c <tiny program>",
+                  choices=tuple(_PROCESS_OPS)),
+            Param("parent", "choice", "small",
+                  "small: the forking process is a small C program (the paper's case); "
+                  "interpreter: benchlib's Python measuring process, with all its memory",
+                  choices=("small", "interpreter")), CPU),
+    measure=_measure_process,
+    to_unit=lambda ns, p: ns / 1e6,
+    check=_check_cpu_param,
+))
+
+
+# ---------------------------------------------------------------- context switch
+
+def _check_ring(p: dict) -> None:
+    _check_cpu(p["cpu"])
+    if p["placement"] == "unpinned" and p["cpu"] >= 0:
+        raise BenchlibError("cpu cannot be set with placement=unpinned; "
+                            "use placement=same_cpu to pin")
+
+
+def _measure_ring(p, o, ns, tk, info):
+    n = p["processes"]
+    cpu = -1 if p["placement"] == "unpinned" else _pinned_cpu(p)
+    o.cpu, o.helper_cpu = cpu, cpu
+    o.subtract_overhead = 1
+    rc = _lib().bl_context_switch(n, p["process_kb"] * 1024, o, ns, tk, info)
+    return rc, {"overhead_us": info.overhead_ns / n / 1e3, "hops_per_iteration": n}
+
+
+register(Benchmark(
+    name="context_switch",
+    description="A ring of processes connected by pipes passes a one-word token; each sums a "
+                "private array of process_kb between receiving and passing it on",
+    unit="us",
+    counts="one hop (one context switch when the ring shares a CPU), after subtracting the "
+           "same pipe write, read and array sum done by one process alone "
+           "(extras.overhead_us, per hop, hot caches)",
+    params=(Param("processes", "int", 2, "processes in the ring, this one included",
+                  min=2, max=64),
+            Param("process_kb", "int", 0, "kbytes (2^10) of private array each process sums "
+                  "per hop: its cache footprint", min=0, max=16384),
+            Param("placement", "choice", "same_cpu",
+                  "same_cpu: every process pinned to one CPU (the paper's uniprocessor); "
+                  "unpinned: scheduler's choice", choices=("same_cpu", "unpinned")),
+            Param("cpu", "int", -1, "CPU of the ring with placement=same_cpu; -1 takes the "
+                  "first allowed CPU", min=-1, max=4095)),
+    measure=_measure_ring,
+    to_unit=lambda ns, p: ns / p["processes"] / 1e3,
+    check=_check_ring,
+    memory_bytes=lambda p: p["processes"] * p["process_kb"] * 1024,
+))
+

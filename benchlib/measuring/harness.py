@@ -1,0 +1,183 @@
+"""The Python side of a measurement: profiles, calling the C timing core,
+summary statistics, results, and sweeps over parameter grids.
+
+Nothing here is timed: the C library calibrates, warms up and takes the
+samples; this module only decides how many and what to do with them."""
+from __future__ import annotations
+
+import datetime as _dt
+import itertools
+import math
+import time
+from dataclasses import replace
+from typing import Any, Iterable, Mapping
+
+import numpy as np
+import pandas as pd
+
+from benchlib.errors import BenchlibError
+from benchlib.measuring.metadata import machine_info
+from benchlib.measuring.profiles import PROFILES, Profile, get_profile  # noqa: F401  (re-exported)
+from benchlib.measuring.registry import Benchmark, get_benchmark
+from benchlib.measuring.result import Result  # noqa: F401  (re-exported: benchlib.measuring.harness.Result)
+
+
+def _opts(profile: Profile, n_samples: int | None, cpu: int):
+    from benchlib.measuring.worker import make_opts
+    return make_opts(profile, n_samples, cpu)
+
+
+def _measure(bench: Benchmark, params: dict, profile: Profile, n_samples: int | None) -> Result:
+    """Measure in the single-threaded worker (``benchlib.measuring.worker``): one call
+    of the C core, then, with adaptive sampling, more calls at the same
+    iteration count until the median is known well enough."""
+    from benchlib.measuring import worker as _worker
+    from benchlib.measuring import diagnostics
+    from benchlib.stats.summary import rel_ci_halfwidth
+    from benchlib.measuring.metadata import provenance
+
+    if n_samples is not None and n_samples < 1:
+        raise BenchlibError(f"n_samples must be at least 1; got {n_samples}")
+    if n_samples is None and bench.n_samples_for is not None:
+        n_samples = bench.n_samples_for(params, profile)
+    machine = machine_info()  # before the run: load average as the run found it
+    t0 = time.monotonic()
+    out = _worker.call(bench.name, params, profile, n_samples)
+    raw, ticks, ghz, info = out["ns"], out["ticks"], out["ghz"], out["info"]
+    first, before, process = dict(info), out["before"], out["process"]
+    migrations, adaptive = info["cpu_migrations"], None
+    if profile.target_rel_ci:
+        # more batches at the calibrated iteration count, each timed in C
+        cap = profile.time_cap_s or math.inf
+        batches, reached = 1, False
+        while True:
+            to_unit = [bench.to_unit(x, params) for x in raw]
+            hw = rel_ci_halfwidth(to_unit)
+            reached = hw <= profile.target_rel_ci
+            left = cap - (time.monotonic() - t0)
+            if reached or left <= 0 or len(raw) >= 100_000:
+                break
+            out = _worker.call(bench.name, params, profile, n_samples,
+                               iterations=first["iterations"],
+                               max_total_s=min(profile.max_total_s, left))
+            raw = raw + out["ns"]
+            ticks = ticks + out["ticks"] if ticks is not None and out["ticks"] is not None else None
+            ghz = ghz + out["ghz"] if ghz is not None and out["ghz"] is not None else None
+            info = out["info"]
+            migrations += info["cpu_migrations"]
+            process["threads_after"] = max(process["threads_after"],
+                                           out["process"]["threads_after"])
+            batches += 1
+        adaptive = {"target_rel_ci": profile.target_rel_ci, "time_cap_s": profile.time_cap_s,
+                    "batches": batches, "reached": bool(reached), "rel_ci_halfwidth": hw,
+                    "elapsed_s": time.monotonic() - t0}
+    samples = [bench.to_unit(x, params) for x in raw]
+    placement = {"cpu_requested": out["cpu"], "helper_cpu": info["helper_cpu"],
+                 "cpu_first": first["cpu_first"], "cpu_last": info["cpu_last"],
+                 "cpu_migrations": migrations}
+    diag = diagnostics.diagnose(samples, ghz, placement,
+                                out["after"].since(before, diagnostics.measuring_cpus(placement)))
+    if adaptive:
+        diag["adaptive"] = adaptive
+    return Result(
+        benchmark=bench.name,
+        params=dict(params),
+        unit=bench.unit,
+        higher_is_better=bench.higher_is_better,
+        samples=samples,
+        ns_per_iteration=raw,
+        tsc_ticks_per_iteration=ticks,
+        clock_ghz=ghz,
+        iterations_per_sample=int(first["iterations"]),
+        placement=placement,
+        clock_resolution_ns=info["clock_resolution_ns"],
+        overhead_ns=first["overhead_ns"],
+        calibration_s=first["calibration_ns"] / 1e9,
+        profile=profile.name,
+        machine=machine,
+        timestamp=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+        counts=bench.counts,
+        extras=out["extras"],
+        calibrated_sample_ns=first["calibrated_sample_ns"],
+        diagnostics=diag,
+        provenance=provenance(),
+        process=process,
+    )
+
+
+def _recorded(result: Result) -> Result:
+    from benchlib.results.store import record_result
+
+    record_result(result)
+    return result
+
+
+def adaptive_profile(profile: str | Profile, target_rel_ci: float | None = None,
+                     time_cap_s: float | None = None) -> Profile:
+    """``profile`` with adaptive sampling asked for (either argument may be None)."""
+    prof = get_profile(profile)
+    if target_rel_ci is None and time_cap_s is None:
+        return prof
+    if target_rel_ci is not None and not 0 < target_rel_ci < 1:
+        raise BenchlibError(f"target_rel_ci must be between 0 and 1; got {target_rel_ci}")
+    if time_cap_s is not None and not time_cap_s > 0:
+        raise BenchlibError(f"time_cap_s must be > 0; got {time_cap_s}")
+    return replace(prof, target_rel_ci=target_rel_ci or prof.target_rel_ci or 0.03,
+                   time_cap_s=time_cap_s or prof.time_cap_s or 30.0)
+
+
+def run(name: str, params: Mapping[str, Any] | None = None, *, profile: str | Profile = "quick",
+        n_samples: int | None = None, target_rel_ci: float | None = None,
+        time_cap_s: float | None = None, **kwparams) -> Result:
+    """Run one benchmark once and return its Result.
+
+    Parameters may be given as a dict, as keywords, or both; values may be
+    strings (``"64k"``) as on the command line.  ``target_rel_ci`` (e.g.
+    0.03) and ``time_cap_s`` ask for adaptive sampling (see Profile)."""
+    bench = get_benchmark(name)
+    resolved = bench.resolve({**(params or {}), **kwparams})
+    prof = adaptive_profile(profile, target_rel_ci, time_cap_s)
+    return _recorded(_measure(bench, resolved, prof, n_samples))
+
+
+def expand_grid(grid: Mapping[str, Iterable]) -> list[dict]:
+    keys = list(grid)
+    values = [list(v) if not isinstance(v, (str, bytes)) else [v] for v in grid.values()]
+    return [dict(zip(keys, combo)) for combo in itertools.product(*values)]
+
+
+def sweep(name: str, grid: Mapping[str, Iterable], *, profile: str | Profile = "quick",
+          n_samples: int | None = None, progress: bool = True, results: list | None = None,
+          save_dir: str | None = None, shuffle: bool = False, **fixed) -> pd.DataFrame:
+    """Run a benchmark over the cartesian product of ``grid`` and return a
+    tidy DataFrame, one row per point, parameters as columns.
+
+    Every point is validated before anything is measured.  Pass a list as
+    ``results`` to receive the full Result objects; pass ``save_dir`` to
+    append each result to the results store as soon as it is measured.
+    ``shuffle=True`` measures the points in random order (the rows still
+    come back in grid order): a stretch of interference from outside then
+    spreads over scattered points instead of shifting neighbouring ones,
+    where it would look like a feature of the curve."""
+    from benchlib.progress import tqdm
+
+    from benchlib.results.store import save_results
+
+    bench = get_benchmark(name)
+    prof = get_profile(profile)
+    points = [bench.resolve({**fixed, **p}) for p in expand_grid(grid)]
+    order = list(range(len(points)))
+    if shuffle:
+        np.random.default_rng().shuffle(order)
+    rows: list = [None] * len(points)
+    with tqdm(order, desc=name, unit="point", disable=not progress, leave=False) as bar:
+        for i in bar:
+            r = _recorded(_measure(bench, points[i], prof, n_samples))
+            if results is not None:
+                results.append(r)
+            if save_dir is not None:
+                save_results([r], save_dir)
+            rows[i] = r.to_row()
+    df = pd.DataFrame(rows)
+    df.attrs["machine"] = machine_info()
+    return df

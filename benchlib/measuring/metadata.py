@@ -1,0 +1,291 @@
+"""The machine's description that goes with every result, so that results
+from different machines (or the same machine on different days) can be
+compared honestly."""
+from __future__ import annotations
+
+import datetime as _dt
+import functools
+import os
+import platform
+import re
+import shutil
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+from benchlib._version import __version__
+
+_SYS_CPU = Path("/sys/devices/system/cpu")
+
+
+def _read(path: Path | str) -> str | None:
+    try:
+        return Path(path).read_text().strip()
+    except OSError:
+        return None
+
+
+def _cpuinfo() -> dict[str, str]:
+    info: dict[str, str] = {}
+    text = _read("/proc/cpuinfo") or ""
+    for line in text.splitlines():
+        if ":" in line:
+            k, v = (s.strip() for s in line.split(":", 1))
+            info.setdefault(k, v)  # first CPU's values
+    return info
+
+
+def _size_to_bytes(text: str) -> int | None:
+    m = re.fullmatch(r"(\d+)([KMG]?)", text or "")
+    if not m:
+        return None
+    return int(m.group(1)) * {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30}[m.group(2)]
+
+
+def cpu_caches(cpu: int = 0) -> list[dict]:
+    """The caches sysfs reports for one CPU, smallest level first."""
+    caches = []
+    for d in sorted((_SYS_CPU / f"cpu{cpu}" / "cache").glob("index*")):
+        caches.append({
+            "level": int(_read(d / "level") or 0),
+            "type": _read(d / "type"),
+            "size_bytes": _size_to_bytes(_read(d / "size") or ""),
+            "line_bytes": int(_read(d / "coherency_line_size") or 0) or None,
+            "ways": int(_read(d / "ways_of_associativity") or 0) or None,
+            "shared_cpu_list": _read(d / "shared_cpu_list"),
+        })
+    return sorted(caches, key=lambda c: (c["level"], c["type"] or ""))
+
+
+def cache_summary(caches: list[dict]) -> dict[str, int | None]:
+    """L1d, L2, L3 sizes in bytes (data and unified caches only)."""
+    out: dict[str, int | None] = {"l1d_bytes": None, "l2_bytes": None, "l3_bytes": None}
+    for c in caches:
+        if c["type"] in ("Data", "Unified"):
+            key = {1: "l1d_bytes", 2: "l2_bytes", 3: "l3_bytes"}.get(c["level"])
+            if key:
+                out[key] = c["size_bytes"]
+    return out
+
+
+def _virtualization(flags: set[str]) -> tuple[bool, str | None]:
+    hint = None
+    if shutil.which("systemd-detect-virt"):
+        try:
+            r = subprocess.run(["systemd-detect-virt", "--vm"], capture_output=True,
+                               text=True, timeout=5)
+            if r.stdout.strip() and r.stdout.strip() != "none":
+                hint = r.stdout.strip()
+        except (OSError, subprocess.SubprocessError):
+            pass
+    hint = hint or _read("/sys/hypervisor/type") or _read("/sys/class/dmi/id/sys_vendor")
+    return ("hypervisor" in flags) or bool(hint and hint != "none"), hint
+
+
+def _bracketed(text: str | None) -> str | None:
+    if not text:
+        return None
+    m = re.search(r"\[(\w+)\]", text)
+    return m.group(1) if m else text
+
+
+def cpu_mitigations() -> dict[str, str]:
+    """The kernel's active defences against CPU vulnerabilities (sysfs),
+    only those it mitigates: they add work to kernel entry and exit and to
+    context switches, so they belong beside any system-call figure."""
+    return {k: v for k, v in cpu_vulnerabilities().items() if v and v.startswith("Mitigation")}
+
+
+def cpu_vulnerabilities() -> dict[str, str]:
+    """Every line of /sys/devices/system/cpu/vulnerabilities: mitigated,
+    vulnerable or not affected, as the kernel states it."""
+    d = _SYS_CPU / "vulnerabilities"
+    return {f.name: _read(f) for f in sorted(d.glob("*"))} if d.is_dir() else {}
+
+
+def smt_state() -> dict:
+    """Simultaneous multithreading: whether sibling hardware threads are
+    active and how the kernel controls them (None where sysfs says nothing)."""
+    active = _read(_SYS_CPU / "smt" / "active")
+    return {"active": None if active is None else active == "1",
+            "control": _read(_SYS_CPU / "smt" / "control")}
+
+
+def cpufreq_policy() -> dict | None:
+    """The frequency policy of CPU 0: driver, governor, energy preference and
+    limits; None where the guest exposes no cpufreq (common on VMs)."""
+    d = _SYS_CPU / "cpu0" / "cpufreq"
+    if not d.is_dir():
+        return None
+    keys = ("scaling_driver", "scaling_governor", "energy_performance_preference",
+            "scaling_min_freq", "scaling_max_freq", "cpuinfo_max_freq")
+    return {k: _read(d / k) for k in keys}
+
+
+@functools.lru_cache(maxsize=1)
+def _static_info() -> dict:
+    from benchlib._native import ffi, lib
+
+    ci = _cpuinfo()
+    flags = set(ci.get("flags", ci.get("Features", "")).split())
+    caches = cpu_caches()
+    virt, hint = _virtualization(flags)
+    mem_total = None
+    for line in (_read("/proc/meminfo") or "").splitlines():
+        if line.startswith("MemTotal:"):
+            mem_total = int(line.split()[1]) * 1024
+    tsc = lib.bl_tsc_ticks_per_ns()
+    policy = cpufreq_policy()
+    info = {
+        "hostname": socket.gethostname(),
+        "cpu_model": ci.get("model name") or ci.get("Hardware") or platform.processor() or None,
+        "cpu_mhz_reported": float(ci["cpu MHz"]) if "cpu MHz" in ci else None,
+        "arch": platform.machine(),
+        "cpus_online": os.cpu_count(),
+        "cpus_allowed": len(os.sched_getaffinity(0)),
+        "caches": caches,
+        **cache_summary(caches),
+        "cache_line_bytes": next((c["line_bytes"] for c in caches if c["line_bytes"]), None),
+        "memory_total_bytes": mem_total,
+        "kernel": platform.release(),
+        "os": platform.system(),
+        "virtualized": virt,
+        "hypervisor_hint": hint,
+        "thp_enabled": _bracketed(_read("/sys/kernel/mm/transparent_hugepage/enabled")),
+        "thp_defrag": _bracketed(_read("/sys/kernel/mm/transparent_hugepage/defrag")),
+        "cpufreq_governor": (policy or {}).get("scaling_governor"),
+        "cpufreq_policy": policy,
+        "smt": smt_state(),
+        "cpu_mitigations": cpu_mitigations(),
+        "cpu_vulnerabilities": cpu_vulnerabilities(),
+        "kernel_cmdline": _read("/proc/cmdline"),
+        "clocksource": _read(_SYS_CPU.parent / "clocksource" / "clocksource0" / "current_clocksource"),
+        "clock_resolution_ns": lib.bl_clock_resolution_ns(),
+        "tsc_ghz": round(tsc, 4) if tsc > 0 else None,
+        "compiler": ffi.string(lib.bl_compiler()).decode(),
+        "cflags": ffi.string(lib.bl_cflags()).decode(),
+        "benchlib_version": __version__,
+        "python": sys.version.split()[0],
+    }
+    return info
+
+
+def machine_info() -> dict:
+    """The machine's description: the static part (computed once per process)
+    plus load average and timestamp, which change."""
+    info = dict(_static_info())
+    info["loadavg"] = list(os.getloadavg())
+    info["timestamp"] = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+    return info
+
+
+# ------------------------------------------------ the TLB the CPU reports
+
+def reported_tlb() -> dict:
+    """Data-TLB entries for 4 KiB pages as the CPU reports them, per level:
+    {"levels": {1: n, 2: n}, "source": "...", "note": "..."}.  Intel: cpuid
+    leaf 0x18 (deterministic address translation); AMD: leaves 0x80000005/6;
+    /proc/cpuinfo's "TLB size" (AMD, one figure: the L2).  A guest's cpuid is
+    the hypervisor's to fill: it may be empty or invented, and the note says
+    where the figures came from."""
+    from benchlib._native import ffi, lib
+
+    out = {"levels": {}, "source": None, "note": ""}
+    regs = ffi.new("unsigned[4]")
+    if lib.bl_cpuid(0, 0, regs) != 0:
+        out["note"] = "not an x86 CPU: no cpuid; TLB sizes unknown"
+        return out
+    vendor = b"".join(int(r).to_bytes(4, "little") for r in (regs[1], regs[3], regs[2])).decode(
+        "ascii", "replace")
+    max_leaf = int(regs[0])
+    if vendor == "GenuineIntel" and max_leaf >= 0x18:
+        lib.bl_cpuid(0x18, 0, regs)
+        n_sub = int(regs[0])
+        for sub in range(n_sub + 1):
+            lib.bl_cpuid(0x18, sub, regs)
+            edx, ebx, ecx = int(regs[3]), int(regs[1]), int(regs[2])
+            kind, level = edx & 0x1F, (edx >> 5) & 0x7
+            if kind in (1, 3, 4) and ebx & 1:            # data, unified or load; 4K pages
+                entries = ((ebx >> 16) & 0xFFFF) * ecx
+                out["levels"][level] = max(out["levels"].get(level, 0), entries)
+        out["source"] = "cpuid leaf 0x18"
+    elif vendor == "AuthenticAMD":
+        lib.bl_cpuid(0x80000000, 0, regs)
+        if int(regs[0]) >= 0x80000006:
+            lib.bl_cpuid(0x80000005, 0, regs)
+            l1 = (int(regs[1]) >> 16) & 0xFF
+            lib.bl_cpuid(0x80000006, 0, regs)
+            l2 = (int(regs[1]) >> 16) & 0xFFF
+            out["levels"] = {k: v for k, v in ((1, l1), (2, l2)) if v}
+            out["source"] = "cpuid leaves 0x80000005/6"
+    for line in (_read_text("/proc/cpuinfo") or "").splitlines():
+        if line.startswith("TLB size") and 2 not in out["levels"]:
+            try:
+                out["levels"][2] = int(line.split(":")[1].split()[0])
+                out["source"] = (out["source"] + " and " if out["source"] else "") + "/proc/cpuinfo"
+            except (IndexError, ValueError):
+                pass
+            break
+    if not out["levels"]:
+        out["note"] = (f"{vendor}: cpuid reports no data-TLB sizes in the leaves read (a "
+                       "hypervisor may hide them; Intel's older leaf 0x2 descriptors are not "
+                       "decoded)")
+    else:
+        out["note"] = f"{vendor}: from {out['source']} (in a guest, as the hypervisor presents it)"
+    return out
+
+
+def _read_text(path: str) -> str | None:
+    try:
+        with open(path) as f:
+            return f.read()
+    except OSError:
+        return None
+
+
+def tlb_with_reported(fitted: list[dict], reported: dict) -> list[dict]:
+    """Each fitted TLB level with ``reported_entries`` (None where the CPU
+    reports nothing) and ``page_bytes``."""
+    out = []
+    for t in fitted:
+        d = dict(t)
+        d["reported_entries"] = reported["levels"].get(int(t["level"]))
+        d.setdefault("page_bytes", 4096)
+        out.append(d)
+    return out
+
+
+# --------------------------------------------------- for the notebook
+
+
+# ---------------------------------------------------------------- provenance
+
+_REPO_ROOT = Path(__file__).resolve().parents[2]
+
+
+@functools.lru_cache(maxsize=1)
+def git_state() -> tuple[str | None, bool | None]:
+    """(commit, dirty) of the checkout benchlib runs from; (None, None) if it
+    is not a git checkout (an installed wheel)."""
+    if not (_REPO_ROOT / ".git").exists():
+        return None, None
+    try:
+        head = subprocess.run(["git", "-C", str(_REPO_ROOT), "rev-parse", "HEAD"], capture_output=True,
+                              text=True, timeout=10)
+        status = subprocess.run(["git", "-C", str(_REPO_ROOT), "status", "--porcelain",
+                                 "--untracked-files=no"], capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return None, None
+    if head.returncode != 0:
+        return None, None
+    return head.stdout.strip(), bool(status.stdout.strip()) if status.returncode == 0 else None
+
+
+def provenance() -> dict:
+    """Where a result comes from: package version, git commit, the command
+    line.  The results recorder adds the notebook that recorded it."""
+    commit, dirty = git_state()
+    return {"benchlib_version": __version__, "git_commit": commit, "git_dirty": dirty,
+            "command": " ".join([Path(sys.argv[0]).name, *sys.argv[1:]]) if sys.argv else None,
+            "notebook": None}

@@ -1,0 +1,295 @@
+"""The measuring process: every timed loop runs in a worker process that
+has one thread, whatever the calling program carries.
+
+Why: the calling process is a Python interpreter that usually holds other
+threads (numpy's OpenBLAS pool starts one per core; a user's program may
+run its own).  The kernel takes a slower path for a descriptor of a
+process whose file table is shared between threads, and a shared address
+space widens TLB shootdowns, so a 1-byte ``write`` measured there costs
+about 30 % more than in a single-threaded program such as lmbench3's.
+
+How: ``call`` sends (benchmark, parameters, profile, counts) over a pipe to
+``python -m benchlib.measuring.worker``, started once per calling process with every
+BLAS/OpenMP pool limited to one thread and importing only the registry, the
+benchmark families and the C library (no numpy, no pandas).  The worker
+calls the C core exactly as the caller would have, takes the noise
+snapshots around the call in its own (only) thread, and sends back the
+samples, the C core's ``bl_info``, the benchmark's extras and the process
+state (``benchlib.measuring.process.process_state``) before and after the loop.
+
+``BENCHLIB_MEASURE_IN=process`` measures in the calling process instead (for
+a debugger, or to see what a multi-threaded program of your own pays); the
+result's ``process`` record says which it was and how many threads it had.
+
+Ctrl-C reaches the worker too (same process group): the C core stops, the
+caller raises KeyboardInterrupt, and the worker is ended (a new one starts
+with the next call).  The worker dies with its caller (PR_SET_PDEATHSIG)
+and exits when its pipe closes."""
+from __future__ import annotations
+
+import atexit
+import os
+import pickle
+import signal
+import subprocess
+import sys
+import threading
+import traceback
+import warnings
+from multiprocessing.connection import Connection
+
+from benchlib.errors import BenchlibError, MeasurementError
+
+# every thread pool a numerical library might start, held to one thread
+ONE_THREAD_ENV = {k: "1" for k in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS",
+                                   "BLIS_NUM_THREADS", "NUMEXPR_NUM_THREADS",
+                                   "VECLIB_MAXIMUM_THREADS", "GOTO_NUM_THREADS")}
+MODE_ENV = "BENCHLIB_MEASURE_IN"
+_PKG_PARENT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def mode() -> str:
+    """'worker' (the default) or 'process' (the calling process)."""
+    m = os.environ.get(MODE_ENV, "worker").strip().lower() or "worker"
+    if m not in ("worker", "process"):
+        raise BenchlibError(f"{MODE_ENV} must be 'worker' or 'process'; got {m!r}")
+    return m
+
+
+# ---------------------------------------------------------------- the call itself
+
+def make_opts(profile, n_samples: int | None, cpu: int):
+    """The C core's bl_opts for one call."""
+    from benchlib._native import ffi
+
+    o = ffi.new("bl_opts *")
+    o.n_samples = n_samples or profile.n_samples
+    o.n_warmup = profile.n_warmup
+    o.target_sample_ns = profile.target_sample_ms * 1e6
+    o.iterations = 0
+    o.max_iterations = 0
+    o.max_total_ns = profile.max_total_s * 1e9
+    o.cpu = cpu
+    o.helper_cpu = -1
+    o.subtract_overhead = 0
+    return o
+
+
+def call_here(name: str, params: dict, profile, n_samples: int | None, iterations: int = 0,
+              max_total_s: float | None = None, kind: str = "process") -> dict:
+    """One call of the C core in this process, as plain data: ``ns``,
+    ``ticks``, ``ghz`` (None where absent), ``info`` (bl_info's fields),
+    ``cpu`` (as requested), ``extras``, ``rc``, ``error``, the snapshots
+    before and after and the process state around the loop."""
+    from benchlib._native import ffi, lib
+    from benchlib.measuring.process import Snapshot, process_state, thread_count
+    from benchlib.measuring.registry import get_benchmark
+
+    bench = get_benchmark(name)
+    opts = make_opts(profile, n_samples, params.get("cpu", -1))
+    opts.iterations = iterations
+    if max_total_s is not None:
+        opts.max_total_ns = max_total_s * 1e9
+    n = opts.n_samples
+    ns, ticks, ghz = (ffi.new("double[]", n) for _ in range(3))
+    opts.clock_ghz = ghz
+    info = ffi.new("bl_info *")
+    state = process_state()
+    before = Snapshot()
+    rc, measured_extras = bench.measure(params, opts, ns, ticks, info)
+    after = Snapshot()
+    state["threads_after"] = thread_count()
+    state["kind"] = kind
+    k = info.n_samples
+    info_d = {f: getattr(info, f) for f, _ in ffi.typeof("bl_info").fields}
+    out = {"rc": rc, "error": ffi.string(lib.bl_last_error()).decode(errors="replace")
+           if rc != lib.BL_OK else "",
+           "ns": [ns[i] for i in range(k)],
+           "ticks": [ticks[i] for i in range(k)] if info.has_ticks else None,
+           # a benchmark that times itself (no per-sample probe) sets clock_ghz to NULL
+           "ghz": [ghz[i] for i in range(k)] if opts.clock_ghz != ffi.NULL else None,
+           "info": info_d, "cpu": opts.cpu, "before": before, "after": after,
+           "process": state, "extras": {}}
+    if rc == lib.BL_OK:
+        from types import SimpleNamespace
+        out["extras"] = {**(bench.extras(SimpleNamespace(**info_d), params) if bench.extras
+                            else {}), **measured_extras}
+    return out
+
+
+def raise_for(out: dict, name: str) -> None:
+    """The C core's return code as the caller's exception."""
+    from benchlib._native import lib
+
+    rc = out["rc"]
+    if rc == lib.BL_EINTR:
+        raise KeyboardInterrupt
+    if rc == lib.BL_EINVAL:
+        raise BenchlibError(out["error"])
+    if rc != lib.BL_OK:
+        raise MeasurementError(f"{name}: {out['error']}")
+
+
+# ---------------------------------------------------------------- the caller's side
+
+class _Worker:
+    """One worker process and its two pipes."""
+
+    def __init__(self):
+        to_r, to_w = os.pipe()
+        from_r, from_w = os.pipe()
+        env = {**os.environ, **ONE_THREAD_ENV, MODE_ENV: "process"}
+        env["PYTHONPATH"] = os.pathsep.join(
+            [_PKG_PARENT] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p])
+        try:
+            self.proc = subprocess.Popen(
+                [sys.executable, "-m", "benchlib.measuring.worker", str(to_r), str(from_w)],
+                pass_fds=(to_r, from_w), env=env, stdin=subprocess.DEVNULL, close_fds=True)
+        finally:
+            os.close(to_r)
+            os.close(from_w)
+        self.out = Connection(to_w, readable=False)
+        self.inp = Connection(from_r, writable=False)
+
+    def request(self, req: tuple):
+        self.out.send(req)
+        return self.inp.recv()
+
+    def close(self, interrupt: bool = False, timeout: float = 5.0) -> None:
+        if interrupt and self.proc.poll() is None:
+            try:
+                self.proc.send_signal(signal.SIGINT)
+            except OSError:
+                pass
+        for c in (self.out, self.inp):
+            try:
+                c.close()
+            except OSError:
+                pass
+        try:
+            self.proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+
+
+_lock = threading.Lock()
+_current: _Worker | None = None
+
+
+def _shutdown() -> None:
+    global _current
+    if _current is not None:
+        _current.close()
+        _current = None
+
+
+atexit.register(_shutdown)
+
+
+def _running() -> _Worker:
+    """The worker, started if none is running (the caller holds _lock)."""
+    global _current
+    if _current is None or _current.proc.poll() is not None:
+        _current = _Worker()
+    return _current
+
+
+def measuring_pid() -> int:
+    """The PID of the process that runs this process's timed loops: the
+    worker (started now if it is not running) or, in ``process`` mode, this
+    process."""
+    if mode() == "process":
+        return os.getpid()
+    w = _current  # a running worker is answered without waiting for its call
+    if w is not None and w.proc.poll() is None:
+        return w.proc.pid
+    with _lock:
+        return _running().proc.pid
+
+
+def call(name: str, params: dict, profile, n_samples: int | None, iterations: int = 0,
+         max_total_s: float | None = None) -> dict:
+    """One call of the C core where the loop runs alone (see the module's
+    docstring); raises as the C core's return code says."""
+    global _current
+    if mode() == "process":
+        out = call_here(name, params, profile, n_samples, iterations, max_total_s)
+        raise_for(out, name)
+        return out
+    with _lock:
+        w = _running()
+        try:
+            status, payload = w.request(("call", name, params, profile, n_samples, iterations,
+                                         max_total_s))
+        except KeyboardInterrupt:
+            _current = None
+            w.close(interrupt=True)
+            raise
+        except (EOFError, OSError) as exc:
+            _current = None
+            w.close()
+            raise MeasurementError(f"{name}: the measuring process ended unexpectedly "
+                                   f"(exit status {w.proc.returncode}): {exc}") from None
+    if status == "interrupted":
+        raise KeyboardInterrupt
+    if status == "raised":
+        cls, message, text = payload
+        exc_type = {"BenchlibError": BenchlibError, "MeasurementError": MeasurementError,
+                    "ValueError": ValueError, "OSError": OSError}.get(cls)
+        if exc_type is None:
+            raise MeasurementError(f"{name}: the measuring process raised {cls}: {message}\n{text}")
+        raise exc_type(message)
+    for category, message in payload.pop("warnings"):
+        warnings.warn(message, {"RuntimeWarning": RuntimeWarning}.get(category, UserWarning),
+                      stacklevel=3)
+    raise_for(payload, name)
+    return payload
+
+
+# ---------------------------------------------------------------- the worker's side
+
+def _die_with_parent() -> None:
+    """SIGINT when the caller dies: the C core stops at once, then the
+    closed pipe ends the worker."""
+    try:
+        import ctypes
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGINT, 0, 0, 0)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+
+def serve(in_fd: int, out_fd: int) -> None:
+    _die_with_parent()
+    inp, out = Connection(in_fd, writable=False), Connection(out_fd, readable=False)
+    if os.getppid() == 1:
+        return
+    while True:
+        try:
+            req = inp.recv()
+        except KeyboardInterrupt:
+            continue
+        except (EOFError, OSError):
+            return
+        try:
+            _, name, params, profile, n_samples, iterations, max_total_s = req
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                res = call_here(name, params, profile, n_samples, iterations, max_total_s,
+                                kind="worker")
+            res["warnings"] = [(type(w.message).__name__, str(w.message)) for w in caught]
+            reply = ("ok", res)
+        except KeyboardInterrupt:
+            reply = ("interrupted", None)
+        except Exception as exc:  # sent to the caller, raised there
+            reply = ("raised", (type(exc).__name__, str(exc), traceback.format_exc()))
+        try:
+            out.send(reply)
+        except (pickle.PicklingError, TypeError) as exc:
+            out.send(("raised", ("MeasurementError", f"result not transferable: {exc}", "")))
+        except (OSError, KeyboardInterrupt):
+            return
+
+
+if __name__ == "__main__":
+    serve(int(sys.argv[1]), int(sys.argv[2]))

@@ -1,0 +1,105 @@
+"""Latency curves people already have, read into the table the fit takes
+(size_bytes, stride_bytes, latency_ns).
+
+* the classic ``lat_mem_rd`` text output: a header line ``"stride=N`` per
+  curve, then lines "size_in_MB ns_per_load" (MB = 2^20 bytes), curves
+  separated by blank lines;
+* a multichase-style CSV: a header naming a size column (``size``,
+  ``arena``, ``working_set``, ``bytes``...) whose values may carry a k/m/g
+  suffix (2^10, 2^20, 2^30), a latency column in ns (``ns``, ``latency``...),
+  and optionally a stride column;
+* our own CSV (``benchlib memory --csv``): size_bytes, stride_bytes,
+  latency_ns (and pattern, huge_pages).
+"""
+from __future__ import annotations
+
+import io
+import re
+from pathlib import Path
+
+import pandas as pd
+
+from benchlib.errors import BenchlibError
+
+_SUFFIX = {"": 1, "b": 1, "k": 1 << 10, "kb": 1 << 10, "kib": 1 << 10, "m": 1 << 20,
+           "mb": 1 << 20, "mib": 1 << 20, "g": 1 << 30, "gb": 1 << 30, "gib": 1 << 30}
+
+
+def parse_size(text) -> float:
+    """'256k' -> 262144; '8M' -> 8388608; '4096' -> 4096."""
+    m = re.fullmatch(r"\s*([0-9.]+(?:[eE][-+]?\d+)?)\s*([a-zA-Z]*)\s*", str(text))
+    if not m or m.group(2).lower() not in _SUFFIX:
+        raise BenchlibError(f"cannot read {text!r} as a size (a number, optionally with k, m or g)")
+    return float(m.group(1)) * _SUFFIX[m.group(2).lower()]
+
+
+def read_lat_mem_rd(text: str) -> pd.DataFrame:
+    rows, stride = [], None
+    for n, line in enumerate(text.splitlines(), 1):
+        s = line.strip()
+        if not s:
+            continue
+        m = re.match(r'^"?\s*stride\s*=\s*(\d+)', s)
+        if m:
+            stride = int(m.group(1))
+            continue
+        parts = s.split()
+        if len(parts) < 2:
+            raise BenchlibError(f"line {n}: expected 'size_in_MB ns', got {s!r}")
+        try:
+            mb, ns = float(parts[0]), float(parts[1])
+        except ValueError:
+            raise BenchlibError(f"line {n}: expected 'size_in_MB ns', got {s!r}") from None
+        if stride is None:
+            raise BenchlibError(f"line {n}: a data line before any '\"stride=N' header")
+        rows.append({"size_bytes": mb * (1 << 20), "stride_bytes": stride, "latency_ns": ns,
+                     "pattern": "stride"})
+    if not rows:
+        raise BenchlibError("no data lines (expected '\"stride=N' then 'size_in_MB ns' lines)")
+    df = pd.DataFrame(rows)
+    df["size_bytes"] = (df["size_bytes"] / 8).round() * 8      # MB printed to 5 decimals
+    return df
+
+
+def _pick(cols: list[str], names: tuple[str, ...]) -> str | None:
+    low = {c.lower().strip(): c for c in cols}
+    for n in names:
+        for lc, c in low.items():
+            if lc == n or lc.startswith(n):
+                return c
+    return None
+
+
+def read_csv_curve(text: str) -> pd.DataFrame:
+    try:
+        df = pd.read_csv(io.StringIO(text))
+    except (pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
+        raise BenchlibError(f"cannot read the file as CSV: {exc}") from None
+    if "size_bytes" in df.columns and "latency_ns" in df.columns:
+        return df                                     # ours
+    cols = list(df.columns)
+    size_c = _pick(cols, ("size", "arena", "working_set", "bytes", "mem"))
+    lat_c = _pick(cols, ("latency_ns", "ns", "latency", "nanoseconds"))
+    if size_c is None or lat_c is None:
+        raise BenchlibError("missing columns: size_bytes, latency_ns (or a size/arena column and "
+                            f"an ns/latency column); the table has: {', '.join(map(str, cols))}")
+    out = pd.DataFrame({"size_bytes": [parse_size(v) for v in df[size_c]],
+                        "latency_ns": pd.to_numeric(df[lat_c], errors="coerce")})
+    stride_c = _pick(cols, ("stride",))
+    if stride_c is not None:
+        out["stride_bytes"] = [parse_size(v) for v in df[stride_c]]
+    return out
+
+
+def read_curve_file(path) -> pd.DataFrame:
+    """Any of the three formats, by content."""
+    try:
+        text = Path(path).read_text()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise BenchlibError(f"cannot read {path}: {exc}") from None
+    if not text.strip():
+        raise BenchlibError(f"cannot read {path}: the file is empty")
+    first = next(s for s in text.splitlines() if s.strip()).strip()
+    if re.match(r'^"?\s*stride\s*=', first):
+        return read_lat_mem_rd(text)
+    return read_csv_curve(text)

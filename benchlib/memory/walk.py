@@ -1,0 +1,104 @@
+"""Cache sizes from a random walk (mem_latency pattern=walk).
+
+A ring chase revisits a set's lines in one fixed cycle, so what a cache
+keeps past its capacity depends on its replacement policy, and the ring's
+LRU model trades the policy against the capacity; a random walk revisits
+them at random intervals, so any policy keeps ways/n of a set that n lines
+share (cache_model.kept_fraction(..., access="walk")).
+:func:`refit_with_walk` replaces the ring's size of each level the walk's
+curve spans by the walk's, keeping the ring's beside it."""
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+
+from benchlib.memory.cache_model import SMALL_PAGE, fit_walk
+from benchlib.memory.fit import MemoryFit, tlb_penalty_ns
+from benchlib.memory.segments import _median_by, check_columns
+
+
+def refit_with_walk(fit: MemoryFit, walk: pd.DataFrame) -> None:
+    """Each cache above the first whose transition the random walk's curve
+    spans (a quarter of its ring size to 4 times it) gets its capacity
+    from that curve (:func:`.cache_model.fit_walk`): a ring chase's shape
+    past the capacity depends on the cache's replacement policy (an LRU set
+    of n > ways lines keeps none of a ring, other policies keep some, and the
+    two trade against the capacity in the fit), a random walk's does not.
+    ``walk``: size_bytes, latency_ns (pattern=walk, same units as the fit).
+    The TLB's misses are taken out first where the ring's fit took them out.
+    The first cache keeps the ring's size (its set index lies inside the
+    page: a ring fits it or not, whatever the policy)."""
+    check_columns(walk, ["size_bytes", "latency_ns"])
+    c = _median_by(walk, "size_bytes", "latency_ns")
+    if fit.tlb_removed:
+        c = c.assign(latency_ns=c["latency_ns"] - tlb_penalty_ns(c["size_bytes"], fit.tlb))
+    caches = [lv for lv in fit.levels if lv.size_bytes]
+    k = 0
+    while k + 1 < len(caches):
+        k += 1
+        lv, low = caches[k], caches[k - 1]
+        pts = c[(c.size_bytes >= lv.size_bytes / 4) & (c.size_bytes <= 4 * lv.size_bytes)]
+        if len(pts) < 6 or pts.size_bytes.min() > lv.size_bytes / 2 \
+                or pts.size_bytes.max() < 2 * lv.size_bytes:
+            continue
+        nxt = caches[k + 1] if k + 1 < len(caches) else None
+        inside = nxt is not None and lv.size_bytes < nxt.size_bytes < pts.size_bytes.max()
+        try:
+            t = fit_walk(pts.size_bytes.to_numpy(), pts.latency_ns.to_numpy(), lv.size_bytes,
+                         (low.size_bytes, low.latency_ns))
+            if inside:
+                # the ring's next level lies inside the walk's span: does the
+                # walk's curve need it?  (BIC: its latency and its split)
+                shape = ((nxt.transition.ways, nxt.transition.page_bytes) if nxt.transition
+                         else (16, SMALL_PAGE))
+                t2 = fit_walk(pts.size_bytes.to_numpy(), pts.latency_ns.to_numpy(),
+                              lv.size_bytes, (low.size_bytes, low.latency_ns),
+                              above=(nxt.size_bytes, *shape))
+                gain = len(pts) * math.log(t.rss / max(t2.rss, 1e-300))
+                if gain >= 2 * math.log(len(pts)):
+                    t = t2
+                else:
+                    _drop(fit, nxt, gain, 2 * math.log(len(pts)))
+                    caches.pop(k + 1)
+        except ValueError as exc:
+            fit.notes.append(f"{lv.name}: the random walk was not fitted ({exc}); its size is "
+                             f"the ring's")
+            continue
+        if t.edge_of_grid:
+            fit.notes.append(f"{lv.name}: the random walk's fit reaches the edge of its search "
+                             f"({t.size_bytes / 1024:.0f} KiB): its size is the ring's")
+            continue
+        ring = (lv.size_bytes, lv.size_bytes_low, lv.size_bytes_high)
+        lv.ring_size_bytes = ring
+        lv.walk = t
+        lv.size_bytes, lv.size_bytes_low, lv.size_bytes_high = \
+            t.size_bytes, t.size_bytes_low, t.size_bytes_high
+        msg = (f"{lv.name}: {t.size_bytes / 1024:.0f} KiB [{t.size_bytes_low / 1024:.0f}, "
+               f"{t.size_bytes_high / 1024:.0f}] from a random walk (lines revisited at random "
+               f"intervals: any replacement policy keeps ways/n of a set the walk's lines "
+               f"share); the ring chase, fitted as LRU sets, gave {ring[0] / 1024:.0f} KiB "
+               f"[{ring[1] / 1024:.0f}, {ring[2] / 1024:.0f}]")
+        if ring[1] > t.size_bytes_high:
+            msg += (": past its capacity this cache keeps more of a ring than LRU sets would, "
+                    "so its replacement policy is not LRU and the ring's fit overstates it")
+        fit.notes.append(msg)
+
+
+def _drop(fit: MemoryFit, nxt, gain: float, penalty: float) -> None:
+    """Drop the ring's level ``nxt`` (a plateau its noisy transition made)
+    and name the caches again."""
+    name = nxt.name
+    fit.levels.remove(nxt)
+    k = 0
+    for lv in fit.levels:
+        if lv.size_bytes:
+            k += 1
+            lv.name = f"L{k}"
+    fit.notes.append(f"the ring's {name} ({nxt.size_bytes / 1024:.0f} KiB at "
+                     f"{nxt.latency_ns:.3g} ns) lies inside the span of the random walk, whose "
+                     f"curve does not need it (the fit improves by {gain:.1f} in n ln(RSS), "
+                     f"below the penalty {penalty:.1f}): part of the transition, not a level")
+
+
+__all__ = ["refit_with_walk"]
