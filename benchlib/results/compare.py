@@ -38,7 +38,7 @@ divided out by the core clock probed around it (``per_clock``: a time in
 cycles, a rate per GHz).  On a VM the host moves the core clock between two
 runs seconds apart by several percent; a run's own samples cannot show
 that, so in ns two runs of the same code differ by more than their
-intervals allow, and in cycles they do not (tests/data/compare/, README).
+intervals allow, and in cycles they do not (tests/data/compare/, docs/comparing.md).
 It suits work the measuring CPU does; a figure that waits for another CPU
 or a device does not scale with this CPU's clock.  Results without a
 per-sample clock, and the clock benchmark itself, are compared as measured,
