@@ -50,7 +50,7 @@ import os
 import numpy as np
 import pandas as pd
 
-from benchlib.stats.paired import bootstrap_median_ci
+from benchlib.stats.summary import bootstrap_median_ci
 from benchlib.stats.summary import bootstrap_ratio_ci, equivalence_bounds, mann_whitney_p, ratio_verdict
 from benchlib.errors import BenchlibError
 from benchlib.results.resultfile import load_records
