@@ -23,7 +23,7 @@ from benchlib.errors import BenchlibError
 from benchlib.measuring.harness import Result, run
 from benchlib.measuring.metadata import machine_info
 from benchlib.results.store import load_results
-from benchlib.papers import cell
+from benchlib.papers import cell, load_table
 from benchlib.papers.across import _TO_STD, COLUMNS, PRIMITIVES, paper_module
 from benchlib.papers.tables import Column, column_params, matches, unit_of
 
@@ -178,3 +178,17 @@ def missing(rows: pd.DataFrame, host: str) -> list[str]:
     """Primitives of CELLS with no row for ``host``."""
     have = set(rows.loc[rows["machine"] == host, "primitive"]) if len(rows) else set()
     return [p for p in CELLS if p not in have]
+
+
+def against_table1(rating: float) -> dict:
+    """A VAX-MIPS rating against Ousterhout's Table 1 (read from its CSV):
+    the MicroVAX II (his yardstick) and his fastest machine, their ratings
+    and how many times each this rating is."""
+    ous = paper_module(RATING_PAPER)
+    hw = load_table(RATING_PAPER, "table01")
+    ref = hw[hw["abbrev"] == ous.machine_of(ous.REFERENCE)].iloc[0]
+    top = hw.loc[hw["mips"].idxmax()]
+    return {"reference": ref["hardware"], "reference_mips": float(ref["mips"]),
+            "times_reference": rating / float(ref["mips"]),
+            "fastest": top["hardware"], "fastest_mips": float(top["mips"]),
+            "times_fastest": rating / float(top["mips"])}
