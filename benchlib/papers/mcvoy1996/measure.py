@@ -219,3 +219,14 @@ def each_step_multiplies(times, factor: float = STEP_FACTOR) -> bool:
     if len(t) < 2 or min(t) <= 0:
         raise ValueError("need at least two positive times")
     return all(b / a >= factor for a, b in zip(t, t[1:]))
+
+
+FLAT_FACTOR = 2.0   # a curve is "nearly flat" when its largest point is under this times its smallest
+
+
+def nearly_flat(times) -> bool:
+    """Is a curve nearly flat: its largest time under ``FLAT_FACTOR`` times its smallest?"""
+    t = [float(x) for x in times]
+    if not t or min(t) <= 0:
+        raise ValueError("need positive times")
+    return max(t) < FLAT_FACTOR * min(t)
