@@ -86,18 +86,25 @@ def test_ousterhout_figure1_point_with_an_interval_from_the_endpoints():
     assert g.propagated
 
 
-def test_ousterhout_table_with_machine_carries_intervals():
-    from benchlib.papers.ousterhout1990 import paper
+def test_ousterhout_speedups_carry_intervals():
+    from benchlib.papers.ousterhout1990 import measure as ous
 
-    df = paper.table_with_machine("table02", "time_us", {"here": Measured(0.1, 0.09, 0.12)},
-                                  mips_rating=1000)
+    def t2(v):
+        return TableRows("table02", pd.DataFrame([{"configuration": "here", "time_us": v}]))
+
+    df = ous.paper_table(t2(Measured(0.1, 0.09, 0.12)), rating=1000, speedups=True)
     i = df[df.source == "this machine"].index[0]
     sp = iv.get(df, "speedup_vs_mvax2", i)
     assert (sp.lo, sp.value, sp.hi) == pytest.approx((207 / 0.12, 2070, 207 / 0.09))
     assert isinstance(iv.get(df, "implied_mips", i), Measured)
-    # plain numbers: the table as before
-    df = paper.table_with_machine("table02", "time_us", {"here": 0.1})
-    assert not iv.interval_columns(df)
+    mvax2 = df[df.configuration == "MVAX2 Ultrix 3.0"].index[0]
+    assert df.loc[mvax2, "speedup_vs_mvax2"] == 1.0 and df.loc[mvax2, "implied_mips"] == 0.9
+    # plain numbers: no interval columns for them
+    df = ous.paper_table(t2(0.1), speedups=True)
+    assert "speedup_vs_mvax2" in df and not iv.interval_columns(df)
+    rate = ous.paper_table(TableRows("table06", pd.DataFrame([{"configuration": "here", "mb_s": 100.0}])),
+                           speedups=True)
+    assert rate.loc[rate.configuration == "here", "speedup_vs_mvax2"].item() > 1   # higher is better
 
 
 # ------------------------------------------------------------ the lmbench paper

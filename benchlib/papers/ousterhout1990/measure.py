@@ -205,15 +205,31 @@ def mips_relative_cells(t: TableRows, rating: float) -> pd.Series:
                       for v in t.column(basis)], index=t.rows["configuration"])
 
 
-def paper_table(t: TableRows, rating: float | None = None) -> pd.DataFrame:
+def paper_table(t: TableRows, rating: float | None = None,
+                speedups: bool = False) -> pd.DataFrame:
     """``papers.paper_table`` with this machine's MIPS-relative speed (Table
     7: its local column) from ``rating`` added to its rows (Table 5 has its
-    Mbytes/MIPS already); every figure of this machine with its 95% interval."""
+    Mbytes/MIPS already); every figure of this machine with its 95% interval.
+    ``speedups``: for every row, also ``speedup_vs_mvax2`` (how many times
+    faster than the paper's yardstick) and ``implied_mips`` (the rating at
+    which the row's MIPS-relative speed would be exactly 1.0), which need
+    no rating; a Measured figure's interval is mapped into both."""
     mine = t.with_intervals()
     if t.table in REFERENCE_ROW and rating:
         col = "mips_relative_local" if t.table == "table07" else "mips_relative_speed"
         iv.put(mine, col, list(mips_relative_cells(t, rating)))
-    return _paper_table(t, mine, CELLS[t.table])
+    df = _paper_table(t, mine, CELLS[t.table])
+    if speedups:
+        basis, higher = CELLS[t.table].sort_by, CELLS[t.table].higher_is_better
+        ref = load_table(paper.PAPER, t.table).set_index("configuration").loc[
+            REFERENCE_ROW[t.table], basis]
+        cells = [iv.get(df, basis, i) for i in df.index]
+        apply = lambda f, v: v.map(f) if isinstance(v, iv.Measured) else f(v)  # noqa: E731
+        iv.put(df, "speedup_vs_mvax2",
+               [apply(lambda x: x / ref if higher else ref / x, v) for v in cells])
+        iv.put(df, "implied_mips", [apply(lambda x: paper.implied_mips(x, ref, higher_is_better=higher), v)
+                                    for v in cells])
+    return df
 
 
 # The row of each table Figure 1 averages: the pinned / same-CPU / local one
