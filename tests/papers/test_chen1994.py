@@ -22,7 +22,7 @@ def _flat(text: str) -> str:
 def test_every_table_is_there():
     assert set(list_tables("chen1994")) == {
         "fig02_systems", "fig03_representativeness", "fig12_14_predictors",
-        "fig15_prediction_errors", "fig24_border_zones", "focal_points"}
+        "fig15_prediction_errors", "fig24_border_zones", "focal_points", "method"}
 
 
 def test_hand_read_cells():
@@ -71,6 +71,19 @@ def test_captions_and_text_in_the_seed():
                    "requires 162 points", "Median error is 10%",
                    "uniqueBytes between 20 and 27 MB", "file cache is approximately 3 MB"]:
         assert phrase in text, phrase
+
+
+def test_the_method_s_numbers_are_read_from_data():
+    from benchlib.papers.chen1994.paper import first_try_points, method
+
+    assert method("performance_point_fraction") == 0.75
+    assert first_try_points().system.tolist() == ["SPARCstation 1+"]
+
+
+@needs_seed
+def test_the_method_s_numbers_are_in_the_seed():
+    text = _flat(SEED.read_text())
+    assert "the least restrictive workload value that yields at least 75% of the maximum performance" in text
 
 
 def test_paper_table_adds_one_row():
