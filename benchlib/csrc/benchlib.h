@@ -96,10 +96,11 @@ int bl_pipe_self(const bl_opts *o, double *ns, double *ticks, bl_info *info);
 int bl_yield_switch(const bl_opts *o, double *child_per_parent, double *ns, double *ticks,
                     bl_info *info);
 
-/* ipc.c: select() with a zero timeout over `pipes` pipes, empty (full 0)
- * or each holding one byte (full 1).  One iteration is one select. */
-int bl_select_latency(int pipes, int full, const bl_opts *o, double *ns, double *ticks,
-                      bl_info *info);
+/* ipc.c: select() (call 0), poll() (1) or epoll_wait() (2) with a zero
+ * timeout over `pipes` pipes (1-1000), empty (full 0) or each holding one
+ * byte (full 1).  One iteration is one call. */
+int bl_select_latency(int pipes, int full, int call, const bl_opts *o, double *ns,
+                      double *ticks, bl_info *info);
 
 /* fs.c: every call works in a fresh mkdtemp directory inside `directory`
  * and removes it.  open_close: open+close of "foo" (depth 1) or
