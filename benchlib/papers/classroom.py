@@ -226,7 +226,6 @@ def plot_against_paper(table: pd.DataFrame, c: Comparison, title: str):
     fig, ax = plt.subplots(figsize=(8, 0.28 * len(table) + 1.2))
     bars(ax, table, "system", c.unit, highlight="class", colour="tab:orange")
     ax.tick_params(axis="y", labelsize=7)
-    ax.grid(False)
     ax.set_xlabel(f"{c.name} ({c.unit}; {'higher' if c.higher_is_better else 'lower'} is better)")
     ax.set_title(title, fontsize=9)
     fig.tight_layout()
