@@ -5,12 +5,14 @@ machine's intervals, facets of a sample); the intervals drawn are those
 ``benchlib.stats`` computed, never seaborn's own."""
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 import seaborn as sns
+from matplotlib.ticker import FuncFormatter
 
 from benchlib.stats import intervals as iv
 
@@ -142,8 +144,6 @@ def interval_styler(df: pd.DataFrame, formats: dict | None = None, precision: in
 def plain_log_axis(ax, axis: str = "y"):
     """A log axis labelled 2, 5, 10, 20 ... rather than in powers of ten
     (minor ticks labelled at 2 and 5 of each decade only)."""
-    import numpy as np
-    from matplotlib.ticker import FuncFormatter
     plain = FuncFormatter(lambda v, _: f"{v:g}")
     minor = FuncFormatter(lambda v, _: f"{v:g}" if v > 0 and
                           round(v / 10 ** np.floor(np.log10(v))) in (2, 5) else "")
@@ -156,7 +156,6 @@ def plain_log_axis(ax, axis: str = "y"):
 def size_ticks(ax, sizes, zero_at=None):
     """x ticks at the sizes measured (bytes; the axis is in KiB), labelled
     0, 512, 1k, 64k ...; a size 0 is drawn at ``zero_at`` bytes."""
-    from matplotlib.ticker import FuncFormatter
     pos = [(s if s else zero_at) / 1024 for s in sizes]
     ax.set_xticks(pos, ["0" if s == 0 else f"{s // 1024}k" if s % 1024 == 0 else str(s)
                         for s in sizes])
@@ -176,7 +175,6 @@ def save_figure(fig, output_dir: str | Path, stem: str, svg: bool = True) -> lis
 
 def _size_axis(ax, sizes):
     """log2 size axis labelled in B/KiB/MiB."""
-    import math
     ax.set_xscale("log", base=2)
     lo, hi = math.floor(math.log2(min(sizes))), math.ceil(math.log2(max(sizes)))
     ticks = [2 ** k for k in range(lo, hi + 1, 2)]
@@ -287,7 +285,6 @@ def figure1_plot(fig1: pd.DataFrame, rating_range: tuple[float, float] | None = 
         r = ours.iloc[0]
         if rating_range:
             # every MIPS-relative speed scales as 1/rating, and so does their geometric mean
-            import numpy as np
             x = np.geomspace(*rating_range, 50)
             ax.plot(x, r["geometric_mean"] * r["mips"] / x, color=HIGHLIGHT, alpha=0.5, lw=3,
                     label="this machine at the other ratings supported")
@@ -339,7 +336,7 @@ def _io_axis(ax, param: str):
     ax.set_xlabel(_PARAM_LABEL[param] + (" (bytes, log scale)" if param in _LOG_AXES else ""))
     if param in _LOG_AXES:
         ax.set_xscale("log", base=2)
-        ax.xaxis.set_major_formatter(plt.FuncFormatter(lambda v, _: _fmt_bytes(v)))
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: _fmt_bytes(v)))
     ax.set_ylabel("throughput (MB/s)")
     ax.grid(alpha=0.3, which="both")
 
