@@ -211,7 +211,7 @@ def fit_normalised(latency: pd.DataFrame, pairs: pd.DataFrame, tlb: pd.DataFrame
     plateau in measured ns.
 
     A shared host can move the core clock by a third for seconds at a time
-    (see the README); in ns that noise is larger than the rise that marks a
+    (docs/findings.md); in ns that noise is larger than the rise that marks a
     cache's end, in cycles it is gone.  So sizes are found on cycles / the
     run's median clock.  Plateau latencies are then the median of the
     *measured* ns (and of the cycles) over each plateau's points, because a

@@ -11,6 +11,7 @@ import os
 import tempfile
 
 from benchlib.errors import BenchlibError
+from benchlib.measuring.placement import allowed_cpus, pinned_cpu
 from benchlib.measuring.registry import Param, filesystem_of
 
 CPU = Param("cpu", "int", -1, "CPU to pin the measuring process to; -1 leaves it unpinned",
@@ -57,15 +58,11 @@ def no_extras(rc: int) -> tuple[int, dict]:
     return rc, {}
 
 
-def _allowed_cpus() -> list[int]:
-    return sorted(os.sched_getaffinity(0))
+_allowed_cpus = allowed_cpus
 
 
 def _check_cpu(cpu: int) -> None:
-    if cpu >= 0 and cpu not in _allowed_cpus():
-        raise BenchlibError(
-            f"cpu={cpu} is not available to this process; allowed CPUs: "
-            f"{', '.join(map(str, _allowed_cpus()))}")
+    pinned_cpu(cpu)  # raises when cpu is not allowed
 
 
 def _check_cpu_param(p: dict) -> None:
@@ -124,7 +121,7 @@ def _check_pipe(p: dict) -> None:
 
 
 def _pinned_cpu(p: dict) -> int:
-    return p["cpu"] if p["cpu"] >= 0 else _allowed_cpus()[0]
+    return pinned_cpu(p["cpu"])
 
 
 PLACEMENT = Param("placement", "choice", "same_cpu",
