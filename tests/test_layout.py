@@ -95,7 +95,7 @@ def test_no_file_is_too_long(pattern, limit):
 # * in prose (markdown, and the strings and f-string expressions of code):
 #   a range "a-b" / "a to b" whose two ends are the paper's numbers (one of
 #   two or more digits, or with a decimal point; not tables, figures,
-#   sections or years), and a number of two or more digits, or with a
+#   sections, years or sizes), and a number of two or more digits, or with a
 #   decimal point, followed by a unit of a result (%, µs, ms, s, MIPS,
 #   times ...; sizes are the method's), except a confidence level ("95%
 #   interval").  A notebook may print such
@@ -107,6 +107,7 @@ RANGE = re.compile(rf"(?<![\w.,])({NUM})\s*(?:-|–|to)\s*({NUM})(?!\w|\.\d)")
 WITH_UNIT = re.compile(rf"(?<![\w.,])({NUM})\s*(%|µs|us\b|ms\b|ns\b|s\b|MIPS|Mbit|x\b|times\b)")
 NOT_A_RANGE = re.compile(r"(Tables?|Figures?|[Ss]ections?|Phases?|Slides?)"
                          r"(\s+[\d\-–]+(,|\s+and)?)*\s*$")
+SIZE_AFTER = re.compile(r"[\s-]*(k?bytes?|kbytes?|KB|MB|GB|KiB|MiB|GiB)\b")   # a method's sizes
 CONFIDENCE = re.compile(r"interval|bootstrap|\bCI\b|confidence")
 PAPER_IDS = re.compile(r"\b(" + "|".join(PAPERS) + r")\b")
 
@@ -185,7 +186,8 @@ def _prose_figures(text: str, numbers: set[float]) -> list[str]:
     found = []
     for m in RANGE.finditer(text):
         a, b = m.group(1), m.group(2)
-        if NOT_A_RANGE.search(text[:m.start()]) or _value(a) >= 1900:
+        if (NOT_A_RANGE.search(text[:m.start()]) or _value(a) >= 1900
+                or SIZE_AFTER.match(text[m.end():])):
             continue
         if (_value(a) in numbers and _value(b) in numbers
                 and (_figure(a) or _figure(b) or max(significant_digits(a), significant_digits(b)) >= 2)):
@@ -237,6 +239,7 @@ def test_typed_figures_catches_a_planted_figure_and_nothing_else():
         ("code", "ax.plot(x, y, alpha=0.3, lw=0.8)\nfig = plt.figure(figsize=(8, 4.5))\nn = 2 * 10"),
         ("code", 'print(f"{x:.2f} of {n:,} in 20 runs")'),
         ("markdown", "Tables 2-4 and 8-10, the 95% interval, 1989-90 and 1995-96, a 2 MiB block"),
+        ("markdown", "the paper's follow-up: 1 to 10 kbytes, and a 1-10 kbyte sweep"),
         ("markdown", "the ratio is computed from data/ (read it there)"),
     ]
     for kind, source in clean:
