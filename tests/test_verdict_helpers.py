@@ -73,3 +73,14 @@ def test_verdict_words_follow_holds(tmp_path):
     verdict(tmp_path, "p", "c", holds=True, evidence="e", if_true="yes", if_false="no")
     recs = read_verdicts(tmp_path)
     assert [r["holds"] for r in recs] == [True]
+
+
+def test_all_hold_combines_checks_three_ways():
+    from benchlib.papers.verdict import all_hold
+
+    assert all_hold([True, True]) is True
+    assert all_hold([True, None]) is None          # none fails, one cannot tell
+    assert all_hold([None, False, True]) is False  # one fails: the whole fails
+    assert all_hold([]) is None                    # nothing checked
+    import numpy as np
+    assert all_hold(np.array([True, True])) is True

@@ -19,13 +19,14 @@ class Paper:
 
 
 # The one list of papers.  An id names the paper's package
-# (benchlib/papers/<id>/), data folder, notebook and tests.
+# (benchlib/papers/<id>/), data folder, notebook and tests; the order is the
+# then-and-now dataset's (its counts, its figures' colours).
 PAPERS: dict[str, Paper] = {
     "ousterhout1990": Paper(1990, "Ousterhout, USENIX Summer 1990"),
-    "mcvoy1996": Paper(1996, "McVoy & Staelin, USENIX Jan 1996"),
-    "chen1994": Paper(1994, "Chen & Patterson, ACM TOCS 1994"),
-    "laibaker1996": Paper(1996, "Lai & Baker, slides, 1996"),
     "mach1989": Paper(1989, "comp.os.mach thread 'Mach performance?', Dec 1989"),
+    "mcvoy1996": Paper(1996, "McVoy & Staelin, USENIX Jan 1996"),
+    "laibaker1996": Paper(1996, "Lai & Baker, slides, 1996"),
+    "chen1994": Paper(1994, "Chen & Patterson, ACM TOCS 1994"),
 }
 
 

@@ -193,7 +193,6 @@ def test_mach_ratios_ranking_and_normalisation_carry_intervals():
 
 def test_chen_median_error_over_workloads_has_its_bootstrap_interval():
     from benchlib.analysis import self_scaling_model as A
-    from benchlib.papers.chen1994 import paper
 
     meas = np.array([100.0, 200.0, 300.0, 400.0, 500.0, 600.0])
     df = pd.DataFrame({"mb_s": meas, "predicted_mb_s": meas * [1.1, 0.9, 1.2, 0.8, 1.05, 0.95],

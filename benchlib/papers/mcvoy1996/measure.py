@@ -21,7 +21,6 @@ import pandas as pd
 from benchlib.stats import intervals as iv
 from benchlib.errors import BenchlibError
 from benchlib.measuring.harness import sweep
-from benchlib.measuring.metadata import machine_info
 from benchlib.papers import TableRows, pinned_cpu  # noqa: F401
 from benchlib.papers.mcvoy1996 import paper
 from benchlib.papers.mcvoy1996.cells import CELLS
