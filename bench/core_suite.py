@@ -10,7 +10,7 @@ conditions (the recorded pair in tests/data/compare/).  With ``--rounds N``
 the whole set is measured N times, each round in a new random order (and,
 with ``--twice``, A or B first at random), so that each benchmark's runs
 spread over the session; ``benchlib compare OUT OUT_B --paired`` then pairs
-the k-th runs (README, "Is B faster than A?")."""
+the k-th runs (docs/comparing.md, "Interleaved rounds")."""
 from __future__ import annotations
 
 import argparse

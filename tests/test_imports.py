@@ -2,6 +2,7 @@
 analysis is pure, the measuring worker loads no numerical library, results
 sit below papers) and no cycle between any two benchlib modules, function-
 level imports included.  By hand: `lint-imports` at the repository root."""
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -65,3 +66,33 @@ def test_the_cycle_finder_finds_a_cycle():
             return self.edges[m]
 
     assert _cycles(Graph()) == [["a", "b"]]
+
+
+class _CGraph:
+    """The C library's call graph between files: csrc/a.c -> csrc/b.c when a
+    calls or names a function defined (not static) in b."""
+
+    DEF = re.compile(r"^(?!static\b)[A-Za-z_][\w \t\*]*?\b(bl_\w+)\s*\((?:[^;]*$|[^;{]*\)\s*\{)", re.M)
+    CALL = re.compile(r"\b(bl_\w+)\b")  # a call or a function passed by name
+
+    def __init__(self, files: dict[str, str]):
+        self.modules = set(files)
+        defined = {name: f for f, text in files.items() for name in self.DEF.findall(text)}
+        self.edges = {f: {defined[c] for c in self.CALL.findall(text) if defined.get(c, f) != f}
+                      for f, text in files.items()}
+
+    def find_modules_directly_imported_by(self, m):
+        return self.edges[m]
+
+
+def test_no_call_cycle_between_c_files():
+    files = {p.name: p.read_text() for p in (REPO / "benchlib" / "csrc").glob("*.c")}
+    graph = _CGraph(files)
+    assert "add_chain.c" in graph.edges["timing.c"] and "add_chain.c" in graph.edges["cpu.c"]
+    assert _cycles(graph) == []
+
+
+def test_the_c_graph_sees_a_cycle():
+    files = {"a.c": "int bl_a(void)\n{\n    return bl_b();\n}\n",
+             "b.c": "static int helper(void) { return 0; }\nint bl_b(void)\n{\n    return bl_a();\n}\n"}
+    assert _cycles(_CGraph(files)) == [["a.c", "b.c"]]

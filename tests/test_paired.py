@@ -2,7 +2,8 @@
 import numpy as np
 import pytest
 
-from benchlib.stats.paired import bootstrap_median_ci, paired_ratio
+from benchlib.stats.paired import paired_ratio
+from benchlib.stats.summary import bootstrap_median_ci
 
 
 def test_a_common_drift_cancels_in_the_per_round_ratio():

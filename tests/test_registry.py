@@ -3,7 +3,8 @@ import pytest
 
 import benchlib
 from benchlib.errors import BenchlibError
-from benchlib.measuring.registry import format_size, get_benchmark, parse_size
+from benchlib.measuring.registry import get_benchmark
+from benchlib.units import format_size, parse_size
 
 
 @pytest.mark.parametrize("text,expected", [
@@ -23,6 +24,20 @@ def test_parse_size_rejects(bad):
 def test_format_size_round_trips():
     for n in (1, 100, 1024, 65536, 3 << 20, 1 << 30):
         assert parse_size(format_size(n)) == n
+        assert parse_size(format_size(n, iec=True).replace(" ", "")) == n
+
+
+def test_one_size_reader_for_every_source():
+    """Another tool's fractions, sysfs's 48K and the table labels use the
+    same reader and writer."""
+    from benchlib.measuring.metadata import _size_to_bytes
+    from benchlib.memory.curve_readers import parse_size as curve_size
+
+    assert parse_size("0.00049", whole=False) == pytest.approx(0.00049)
+    assert curve_size("1.5k") == 1536.0 and curve_size("2e3") == 2000.0
+    assert _size_to_bytes("48K") == 48 << 10 and _size_to_bytes("") is None
+    assert _size_to_bytes("garbage") is None
+    assert format_size(48 << 10, iec=True) == "48 KiB" and format_size(100, iec=True) == "100 B"
 
 
 def test_every_benchmark_is_described_with_unit_and_defaults():

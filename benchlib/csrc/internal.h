@@ -17,8 +17,10 @@ typedef int (*bl_body_fn)(void *ctx, int64_t iters);
 int bl_measure(bl_body_fn body, bl_body_fn overhead, void *ctx,
                const bl_opts *o, double *ns, double *ticks, bl_info *info);
 
-/* cpu.c: `iters` x 100 dependent adds (100 core cycles each). */
+/* add_chain.c: `iters` x 100 dependent adds (100 core cycles each); the
+ * body form is the cpu_clock benchmark's (ctx: the chain's start value). */
 int bl_add_chain(int64_t iters);
+int bl_add_chain_body(void *ctx, int64_t iters);
 
 void bl_set_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int bl_sys_error(const char *what);          /* sets message from errno, returns BL_ESYS */

@@ -15,6 +15,8 @@ import sys
 from pathlib import Path
 
 from benchlib._version import __version__
+from benchlib.errors import BenchlibError
+from benchlib.units import parse_size
 
 _SYS_CPU = Path("/sys/devices/system/cpu")
 
@@ -37,10 +39,11 @@ def _cpuinfo() -> dict[str, str]:
 
 
 def _size_to_bytes(text: str) -> int | None:
-    m = re.fullmatch(r"(\d+)([KMG]?)", text or "")
-    if not m:
+    """sysfs's cache size (``48K``), or None where it says nothing."""
+    try:
+        return parse_size(text, "a sysfs cache size") if text else None
+    except BenchlibError:
         return None
-    return int(m.group(1)) * {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30}[m.group(2)]
 
 
 def cpu_caches(cpu: int = 0) -> list[dict]:

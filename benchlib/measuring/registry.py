@@ -8,40 +8,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from benchlib.errors import BenchlibError
-
-_SIZE_SUFFIX = {"": 1, "b": 1, "k": 1 << 10, "kb": 1 << 10, "kib": 1 << 10,
-                "m": 1 << 20, "mb": 1 << 20, "mib": 1 << 20,
-                "g": 1 << 30, "gb": 1 << 30, "gib": 1 << 30,
-                "t": 1 << 40, "tb": 1 << 40, "tib": 1 << 40}
-
-
-def parse_size(text: Any, name: str = "size") -> int:
-    """Bytes from an int or a string such as ``4096``, ``64k``, ``1M``, ``2GiB``
-    (suffixes are powers of 2)."""
-    if isinstance(text, bool):
-        raise BenchlibError(f"{name} must be a number of bytes, got {text!r}")
-    if isinstance(text, int):
-        value = text
-    elif isinstance(text, float) and text.is_integer():
-        value = int(text)
-    else:
-        m = re.fullmatch(r"\s*(-?\d+(?:\.\d+)?)\s*([a-zA-Z]*)\s*", str(text))
-        if not m or m.group(2).lower() not in _SIZE_SUFFIX:
-            raise BenchlibError(
-                f"{name} must be a number of bytes such as 4096, 64k or 1M; got {text!r}")
-        value = float(m.group(1)) * _SIZE_SUFFIX[m.group(2).lower()]
-        if not float(value).is_integer():
-            raise BenchlibError(f"{name} must be a whole number of bytes; got {text!r}")
-        value = int(value)
-    return value
-
-
-def format_size(n: int) -> str:
-    for unit, factor in (("G", 1 << 30), ("M", 1 << 20), ("k", 1 << 10)):
-        if n >= factor and n % factor == 0:
-            return f"{n // factor}{unit}"
-    return str(n)
-
+from benchlib.units import format_size, parse_size  # noqa: F401  (the one reader and writer of sizes)
 
 @dataclass(frozen=True)
 class Param:

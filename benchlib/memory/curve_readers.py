@@ -30,17 +30,12 @@ import pandas as pd
 
 from benchlib.errors import BenchlibError
 from benchlib.memory.data import FORMAT, MANIFEST, TABLES, VERSION, MemoryData
-
-_SUFFIX = {"": 1, "b": 1, "k": 1 << 10, "kb": 1 << 10, "kib": 1 << 10, "m": 1 << 20,
-           "mb": 1 << 20, "mib": 1 << 20, "g": 1 << 30, "gb": 1 << 30, "gib": 1 << 30}
+from benchlib.units import parse_size as _parse_size
 
 
 def parse_size(text) -> float:
-    """'256k' -> 262144; '8M' -> 8388608; '4096' -> 4096."""
-    m = re.fullmatch(r"\s*([0-9.]+(?:[eE][-+]?\d+)?)\s*([a-zA-Z]*)\s*", str(text))
-    if not m or m.group(2).lower() not in _SUFFIX:
-        raise BenchlibError(f"cannot read {text!r} as a size (a number, optionally with k, m or g)")
-    return float(m.group(1)) * _SUFFIX[m.group(2).lower()]
+    """'256k' -> 262144; '8M' -> 8388608; '4096' -> 4096 (fractions kept)."""
+    return _parse_size(text, "a curve's size", whole=False)
 
 
 def read_lat_mem_rd(text: str) -> pd.DataFrame:

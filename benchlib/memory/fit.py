@@ -199,7 +199,8 @@ def _fit_tables(df, pairs, tlb, strides, *, clock_ghz, stride_bytes, min_ratio, 
 
 def _measured_latencies(fit: MemoryFit, latency: pd.DataFrame, clock: float) -> MemoryFit:
     """Sizes were fitted on cycles / the run's median clock: a shared host
-    can move the core clock by a third for seconds at a time, which in ns is
+    can move the core clock by a third for seconds at a time
+    (docs/findings.md), which in ns is
     larger than the rise that marks a cache's end, in cycles it is gone.
     Plateau latencies are the median of the *measured* ns (and of the
     cycles) over each plateau's points, because a main-memory access takes a

@@ -16,7 +16,6 @@ shows as ``1.23 [1.20, 1.26]``.
 from __future__ import annotations
 
 import math
-import os
 from dataclasses import dataclass, field
 
 import pandas as pd
@@ -24,15 +23,11 @@ import pandas as pd
 from benchlib.stats import intervals as iv
 from benchlib.stats.intervals import Measured
 from benchlib.errors import BenchlibError
+from benchlib.measuring.placement import pinned_cpu  # noqa: F401  (a paper's pinned rows: the first allowed CPU)
 from benchlib.measuring.harness import Result, run
 
 PAPER_SOURCE = "paper"
 MACHINE_SOURCE = "this machine"
-
-
-def pinned_cpu() -> int:
-    """The CPU a paper's pinned rows run on: the first this process may use."""
-    return min(os.sched_getaffinity(0))
 
 
 @dataclass

@@ -23,6 +23,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 from benchlib.papers.verdict import VERDICT_FILE, read_verdicts
+from benchlib.units import format_size
 
 RUN_FILE = "run.json"          # written by benchlib.notebooks: profile, machine, per-notebook status
 INDEX = "index.html"
@@ -186,12 +187,7 @@ def machine_summary(machine: dict) -> str:
 
 
 def _size(n) -> str:
-    if not n:
-        return "?"
-    for unit, scale in (("MiB", 2**20), ("KiB", 2**10)):
-        if n >= scale and n % scale == 0:
-            return f"{n // scale} {unit}"
-    return f"{n} B"
+    return format_size(int(n), iec=True) if n else "?"
 
 
 def _machine_rows(machine: dict) -> list[tuple[str, str]]:

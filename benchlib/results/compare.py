@@ -38,7 +38,7 @@ divided out by the core clock probed around it (``per_clock``: a time in
 cycles, a rate per GHz).  On a VM the host moves the core clock between two
 runs seconds apart by several percent; a run's own samples cannot show
 that, so in ns two runs of the same code differ by more than their
-intervals allow, and in cycles they do not (tests/data/compare/, README).
+intervals allow, and in cycles they do not (tests/data/compare/, docs/comparing.md).
 It suits work the measuring CPU does; a figure that waits for another CPU
 or a device does not scale with this CPU's clock.  Results without a
 per-sample clock, and the clock benchmark itself, are compared as measured,
@@ -50,7 +50,7 @@ import os
 import numpy as np
 import pandas as pd
 
-from benchlib.stats.paired import bootstrap_median_ci
+from benchlib.stats.summary import bootstrap_median_ci
 from benchlib.stats.summary import bootstrap_ratio_ci, equivalence_bounds, mann_whitney_p, ratio_verdict
 from benchlib.errors import BenchlibError
 from benchlib.results.resultfile import load_records
@@ -263,7 +263,7 @@ def _parse_spec(spec: str) -> tuple[str, dict[str, str]]:
 
 
 def _value_matches(have, want: str) -> bool:
-    from benchlib.measuring.registry import parse_size
+    from benchlib.units import parse_size
 
     if str(have) == want:
         return True

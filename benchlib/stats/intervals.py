@@ -34,6 +34,8 @@ from typing import Callable, Iterable, Sequence
 
 import numpy as np
 
+from benchlib.stats.summary import bootstrap_median_ci, interval_side
+
 LO, HI, NOTE = "_ci95_lo", "_ci95_hi", "_ci95_note"
 SUFFIXES = (LO, HI, NOTE)
 MARK_UNSTABLE = "†"     # a result behind the figure was flagged unstable
@@ -85,12 +87,9 @@ class Measured:
 
     def compare(self, threshold: float) -> bool | None:
         """True if the whole interval lies above ``threshold``, False if below,
-        None if it straddles it (this run cannot tell which side)."""
-        if self.lo > threshold:
-            return True
-        if self.hi < threshold:
-            return False
-        return None
+        None if it straddles it (this run cannot tell which side): the one
+        interval rule, ``benchlib.stats.summary.interval_side``."""
+        return interval_side(self.lo, self.hi, threshold)
 
     def __format__(self, spec: str) -> str:
         return self.text(spec) if spec else short(self)
@@ -174,7 +173,6 @@ def exact(value: float) -> Measured:
 
 def of_samples(samples: Sequence[float], unstable: Iterable[str] = ()) -> Measured:
     """The median of ``samples`` and its bootstrap 95% interval."""
-    from benchlib.stats.summary import bootstrap_median_ci
 
     x = np.asarray(samples, dtype=float)
     x = x[~np.isnan(x)]

@@ -11,20 +11,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-
-def bootstrap_median_ci(values: Sequence[float], confidence: float = 0.95,
-                        n_boot: int = 10_000, seed: int | None = 0) -> tuple[float, float]:
-    """Percentile bootstrap interval of the median of ``values``."""
-    v = np.asarray(values, dtype=float)
-    if v.size == 0 or not np.all(np.isfinite(v)):
-        raise ValueError("bootstrap_median_ci needs finite values")
-    if v.size == 1:
-        return float(v[0]), float(v[0])
-    rng = np.random.default_rng(seed)
-    medians = np.median(v[rng.integers(0, v.size, size=(n_boot, v.size))], axis=1)
-    alpha = (1 - confidence) / 2
-    lo, hi = np.quantile(medians, [alpha, 1 - alpha])
-    return float(lo), float(hi)
+from benchlib.stats.summary import bootstrap_median_ci
 
 
 def paired_ratio(ours: Sequence[float], theirs: Sequence[float], band: tuple[float, float] = (0.85, 1.15),

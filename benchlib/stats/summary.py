@@ -32,10 +32,11 @@ def bootstrap_median_ci(samples: Sequence[float], confidence: float = 0.95,
     """Percentile bootstrap interval of the median: resample the samples with
     replacement n_boot times, take the (1-c)/2 and (1+c)/2 quantiles of the
     resampled medians.  Deterministic for a given seed.  One sample gives a
-    zero-width interval at that sample (nothing to resample)."""
+    zero-width interval at that sample (nothing to resample).  The one
+    bootstrap of a median: results, comparisons, peers and notebooks."""
     x = np.asarray(samples, dtype=float)
-    if x.size == 0:
-        raise ValueError("no samples")
+    if x.size == 0 or not np.all(np.isfinite(x)):
+        raise ValueError("bootstrap_median_ci needs finite values (no samples, or a NaN or inf)")
     if x.size == 1:
         return float(x[0]), float(x[0])
     idx = _rng(seed).integers(0, x.size, size=(n_boot, x.size))
@@ -120,6 +121,18 @@ def mann_whitney_p(a: Sequence[float], b: Sequence[float]) -> float:
 VERDICTS = ("faster", "slower", "no difference", "inconclusive")
 
 
+def interval_side(lo: float, hi: float, threshold: float) -> bool | None:
+    """The one interval rule: True if the whole interval [lo, hi] lies above
+    ``threshold``, False if below, None if it straddles it (this run cannot
+    tell which side).  ``ratio_verdict`` (compare) and ``Measured.compare``
+    (the notebooks' relations and verdicts) both decide with it."""
+    if lo > threshold:
+        return True
+    if hi < threshold:
+        return False
+    return None
+
+
 def equivalence_bounds(margin: float) -> tuple[float, float]:
     """The ratios counted as "no difference" at a relative margin, symmetric
     on a log scale: margin 0.05 gives [1/1.05, 1.05]."""
@@ -143,7 +156,8 @@ def ratio_verdict(ratio: float, ci95: tuple[float, float], ci90: tuple[float, fl
     lo_eq, hi_eq = equivalence_bounds(margin)
     if lo_eq <= ci90[0] and ci90[1] <= hi_eq:
         return "no difference"
-    differs = (ci95[0] > 1 or ci95[1] < 1) and p_value < alpha and not lo_eq <= ratio <= hi_eq
+    differs = (interval_side(ci95[0], ci95[1], 1.0) is not None and p_value < alpha
+               and not lo_eq <= ratio <= hi_eq)
     if not differs:
         return "inconclusive"
     b_larger = ratio > 1

@@ -11,6 +11,7 @@ import os
 import tempfile
 
 from benchlib.errors import BenchlibError
+from benchlib.measuring.placement import allowed_cpus, pinned_cpu
 from benchlib.measuring.registry import Param, filesystem_of
 
 CPU = Param("cpu", "int", -1, "CPU to pin the measuring process to; -1 leaves it unpinned",
@@ -29,10 +30,11 @@ def _ffi():
 
 def ops(prefix: str) -> dict[str, int]:
     """The C enum ``BL_<PREFIX>_*`` as {lower-case name: value}, in value
-    order: benchlib.h is the one place an op's number is written."""
+    order: benchlib.h is the one place an op's number is written.  Values
+    from 0x100 up are flags or-ed into an op, not ops."""
     lib = _lib()
     found = {name[len(prefix):].lower(): getattr(lib, name)
-             for name in dir(lib) if name.startswith(prefix)}
+             for name in dir(lib) if name.startswith(prefix) and getattr(lib, name) < 0x100}
     return dict(sorted(found.items(), key=lambda kv: kv[1]))
 
 
@@ -57,15 +59,11 @@ def no_extras(rc: int) -> tuple[int, dict]:
     return rc, {}
 
 
-def _allowed_cpus() -> list[int]:
-    return sorted(os.sched_getaffinity(0))
+_allowed_cpus = allowed_cpus
 
 
 def _check_cpu(cpu: int) -> None:
-    if cpu >= 0 and cpu not in _allowed_cpus():
-        raise BenchlibError(
-            f"cpu={cpu} is not available to this process; allowed CPUs: "
-            f"{', '.join(map(str, _allowed_cpus()))}")
+    pinned_cpu(cpu)  # raises when cpu is not allowed
 
 
 def _check_cpu_param(p: dict) -> None:
@@ -124,7 +122,7 @@ def _check_pipe(p: dict) -> None:
 
 
 def _pinned_cpu(p: dict) -> int:
-    return p["cpu"] if p["cpu"] >= 0 else _allowed_cpus()[0]
+    return pinned_cpu(p["cpu"])
 
 
 PLACEMENT = Param("placement", "choice", "same_cpu",

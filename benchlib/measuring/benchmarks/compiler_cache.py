@@ -70,9 +70,9 @@ def tiny_program() -> str:
 def proc_runner() -> str:
     """Absolute path of the small C process that runs process_creation with
     parent=small: csrc/proc_runner.c with the library's own proc.c, timing.c
-    and cpu.c, compiled with the library's flags."""
+    and add_chain.c, compiled with the library's flags."""
     ffi = _ffi()
     flags = ffi.string(_lib().bl_cflags()).decode().split()
-    return _cached_build("bl-proc-runner", ["proc_runner.c", "proc.c", "timing.c", "cpu.c"],
+    return _cached_build("bl-proc-runner", ["proc_runner.c", "proc.c", "timing.c", "add_chain.c"],
                          flags)
 
