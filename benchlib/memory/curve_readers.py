@@ -29,7 +29,7 @@ from pathlib import Path
 import pandas as pd
 
 from benchlib.errors import BenchlibError
-from benchlib.memory.data import FORMAT, MANIFEST, TABLES, VERSION, MemoryData
+from benchlib.memory.dataset import FORMAT, MANIFEST, TABLES, VERSION, MemoryData
 from benchlib.units import parse_size as _parse_size
 
 

@@ -31,7 +31,7 @@ import pandas as pd
 
 from benchlib.errors import BenchlibError
 from benchlib.memory.cache_model import fit_transitions
-from benchlib.memory.data import MemoryData
+from benchlib.memory.dataset import MemoryData
 from benchlib.memory.levels import (MIN_STEP_RATIO, RING_WINDOW_BYTES, _choose_curve,
                                     _fit_levels, _with_tlb_removed, choose_curve, fit_levels,
                                     tlb_penalty_ns)

@@ -208,7 +208,7 @@ def _tlb_with_reported(fitted, reported: dict | None) -> list[dict]:
 class MemoryResult:
     """A fit beside the data it came from (:class:`.data.MemoryData`): what
     ``benchlib memory``, ``benchlib fit-memory`` and the notebook show."""
-    data: object              # benchlib.memory.data.MemoryData
+    data: object              # benchlib.memory.dataset.MemoryData
     fit: MemoryFit
 
     # the measured tables, as the figures and the notebook read them

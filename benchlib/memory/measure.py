@@ -30,7 +30,7 @@ from benchlib.measuring.harness import Profile, sweep
 from benchlib.measuring.metadata import machine_info, reported_tlb
 from benchlib.measuring.registry import available_memory_bytes
 from benchlib.memory import plan as planning
-from benchlib.memory.data import MemoryData
+from benchlib.memory.dataset import MemoryData
 from benchlib.memory.fit import fit_memory
 from benchlib.memory.plan import SLOW_SPIN_ADDS, size_grid
 from benchlib.memory.hierarchy import MemoryResult

@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from benchlib.memory.data import MemoryData
+from benchlib.memory.dataset import MemoryData
 from benchlib.memory.hierarchy import Level, MemoryFit, MemoryResult, Revisit, read_revisit
 from known_curves import K, M
 

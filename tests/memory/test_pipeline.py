@@ -11,7 +11,7 @@ import cachesim as cs
 from benchlib.errors import BenchlibError
 from benchlib.memory import plan as planning
 from benchlib.memory.curve_readers import read_input
-from benchlib.memory.data import MemoryData
+from benchlib.memory.dataset import MemoryData
 from benchlib.memory.fit import fit_memory
 from benchlib.memory.hierarchy import Level, MemoryFit
 from simulated import SIM, K, M, simulated_memory, simulated_quick  # noqa: F401  (fixtures)

@@ -14,7 +14,7 @@ import pytest
 from scipy.stats import binom
 
 from benchlib.memory.cache_model import fit_transitions, fit_walk, kept_fraction
-from benchlib.memory.data import MemoryData
+from benchlib.memory.dataset import MemoryData
 from benchlib.memory.hierarchy import Level, MemoryFit, MemoryResult
 from benchlib.memory.walk import refit_with_walk
 
