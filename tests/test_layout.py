@@ -256,13 +256,8 @@ NOTEBOOKS = sorted((REPO / "notebooks").glob("*.ipynb"))
 # The memory notebook is being rewritten with the memory pipeline (issue 22,
 # item 3) by its owner: its figures (the Table 5 ratio, the revisit rule's
 # thresholds) are read from data/ there.
-BEING_REWRITTEN = {"memory_hierarchy"}
-
-
 @pytest.mark.parametrize("nb", NOTEBOOKS, ids=[n.stem for n in NOTEBOOKS])
 def test_no_paper_figure_typed_into_a_notebook(nb):
-    if nb.stem in BEING_REWRITTEN:
-        pytest.skip("being rewritten with the memory pipeline (issue 22, item 3)")
     cells = json.loads(nb.read_text())["cells"]
     papers = notebook_papers(nb, cells)
     numbers = set().union(*(paper_numbers(REPO / "data" / "papers" / p) for p in papers)) \
