@@ -63,14 +63,15 @@ def _latency_rows(df: pd.DataFrame) -> pd.DataFrame:
 
 
 def _best_of_passes(name: str, grid: dict, passes: int, profile, progress: bool,
-                    repeat_below: int | None = None, **fixed) -> tuple[pd.DataFrame, pd.DataFrame]:
+                    repeat_below: int | None = None, recorder=None,
+                    **fixed) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Each point's best of `passes` shuffled sweeps, and every pass's rows
     (with ``pass_index``).  With repeat_below, only sizes up to it are
     measured again (the cache edges are there)."""
-    runs = [sweep(name, grid, profile=profile, progress=progress, shuffle=True, **fixed)]
+    runs = [sweep(name, grid, profile=profile, progress=progress, shuffle=True, **fixed, recorder=recorder)]
     if repeat_below is not None:
         grid = {**grid, "size_bytes": [s for s in grid["size_bytes"] if s <= repeat_below]}
-    runs += [sweep(name, grid, profile=profile, progress=progress, shuffle=True, **fixed)
+    runs += [sweep(name, grid, profile=profile, progress=progress, shuffle=True, **fixed, recorder=recorder)
              for _ in range(passes - 1)]
     every = _latency_rows(pd.concat([r.assign(passes=passes, pass_index=i)
                                      for i, r in enumerate(runs)], ignore_index=True))
@@ -80,7 +81,7 @@ def _best_of_passes(name: str, grid: dict, passes: int, profile, progress: bool,
 
 
 def measure(profile: str = "quick", progress: bool = True, strides: list[int] | None = None,
-            max_bytes: int | None = None) -> MemoryData:
+            max_bytes: int | None = None, recorder=None) -> MemoryData:
     """Plan and take every measurement the fit uses (see the module's
     docstring); ``strides=[]`` skips the paper-style stride curves."""
     t0 = time.monotonic()
@@ -89,23 +90,23 @@ def measure(profile: str = "quick", progress: bool = True, strides: list[int] | 
     grid, point = GRID_PROFILES[profile], POINT_PROFILES[profile]
     ring, ring_passes = _best_of_passes("mem_latency", {"size_bytes": list(p.ring_sizes)},
                                         p.passes, grid, progress, repeat_below=p.repeat_below,
-                                        stride_bytes=64, pattern="random", huge_pages="on")
+                                        stride_bytes=64, pattern="random", huge_pages="on", recorder=recorder)
     parts = [ring]
     for s, sizes in p.stride_curves:
         parts.append(_latency_rows(sweep("mem_latency", {"size_bytes": list(sizes)},
                                          stride_bytes=s, pattern="stride", huge_pages="off",
-                                         profile=grid, progress=progress)))
+                                         profile=grid, progress=progress, recorder=recorder)))
     latency = pd.concat(parts, ignore_index=True)
     line_strides = _latency_rows(sweep("mem_latency", {"stride_bytes": list(p.line_strides),
                                                        "size_bytes": list(p.line_sizes)},
                                        pattern="stride", huge_pages="off", profile=grid,
-                                       progress=progress))
+                                       progress=progress, recorder=recorder))
     pairs, _ = _best_of_passes("line_pair_latency", {"distance_bytes": list(p.pair_distances)},
-                               p.passes, point, progress, size_bytes=p.pair_bytes)
+                               p.passes, point, progress, size_bytes=p.pair_bytes, recorder=recorder)
     spread, _ = _best_of_passes("tlb_latency", {"pages": list(p.tlb_pages)}, p.passes, point,
-                                progress, layout="spread")
+                                progress, layout="spread", recorder=recorder)
     dense, _ = _best_of_passes("tlb_latency", {"pages": list(p.tlb_pages)}, p.passes, point,
-                               progress, layout="dense")
+                               progress, layout="dense", recorder=recorder)
     tlb = pd.DataFrame({"pages": spread["pages"], "latency_ns": spread["latency_ns"],
                         "control_ns": dense["latency_ns"].values,
                         "latency_cycles": spread["latency_cycles"],
@@ -119,10 +120,10 @@ def measure(profile: str = "quick", progress: bool = True, strides: list[int] | 
         # walk the slow revisit; the result is the fit over everything below
         sizes = planning.walk_sizes(_first_look(data), p.walk_per_octave)
         if sizes:
-            data = replace(data, walk=measure_walk(sizes, p.passes, point, progress))
+            data = replace(data, walk=measure_walk(sizes, p.passes, point, progress, recorder=recorder))
         sizes = planning.revisit_sizes(_first_look(data))
         if sizes:
-            data = replace(data, revisit=measure_revisit(sizes, profile, progress))
+            data = replace(data, revisit=measure_revisit(sizes, profile, progress, recorder=recorder))
     return replace(data, elapsed_s=time.monotonic() - t0)
 
 
@@ -132,15 +133,15 @@ def _first_look(data: MemoryData):
     return fit_memory(replace(data, ring_passes=None))
 
 
-def measure_walk(sizes: list[int], passes: int, prof, progress: bool) -> pd.DataFrame:
+def measure_walk(sizes: list[int], passes: int, prof, progress: bool, recorder=None) -> pd.DataFrame:
     """The random walk (mem_latency pattern=walk, huge pages) at ``sizes``,
     each point the best of ``passes``."""
     rows, _ = _best_of_passes("mem_latency", {"size_bytes": sizes}, passes, prof, progress,
-                              stride_bytes=64, pattern="walk", huge_pages="on")
+                              stride_bytes=64, pattern="walk", huge_pages="on", recorder=recorder)
     return rows
 
 
-def measure_revisit(sizes: list[int], profile: str, progress: bool) -> pd.DataFrame:
+def measure_revisit(sizes: list[int], profile: str, progress: bool, recorder=None) -> pd.DataFrame:
     """The revisit chase (mem_revisit_latency) at ``sizes``, as fast as it
     goes (spin_adds 0) and with SLOW_SPIN_ADDS dependent adds after each
     load; each run starts with a chase inside L1 (``role`` "base"), whose
@@ -150,17 +151,17 @@ def measure_revisit(sizes: list[int], profile: str, progress: bool) -> pd.DataFr
         df = _latency_rows(sweep("mem_revisit_latency",
                                  {"size_bytes": [planning.REVISIT_BASE_BYTES] + list(sizes)},
                                  huge_pages="on", spin_adds=spin, profile=GRID_PROFILES[profile],
-                                 progress=progress))
+                                 progress=progress, recorder=recorder))
         runs.append(df.assign(spin_adds=spin, role=["base"] + ["curve"] * len(sizes)))
     return pd.concat(runs, ignore_index=True)
 
 
 def measure_hierarchy(profile: str = "quick", progress: bool = True,
                       strides: list[int] | None = None,
-                      max_bytes: int | None = None) -> MemoryResult:
+                      max_bytes: int | None = None, recorder=None) -> MemoryResult:
     """The pipeline: plan and measure (:func:`measure`), then the one fit
     (:func:`.fit.fit_memory`) over everything measured."""
-    data = measure(profile, progress, strides, max_bytes)
+    data = measure(profile, progress, strides, max_bytes, recorder=recorder)
     return MemoryResult(data, fit_memory(data))
 
 
@@ -189,7 +190,7 @@ def cache_sizes(machine: dict, fit=None) -> tuple[int, int]:
     return max(4096, int(l2) // 4), 1 << math.ceil(math.log2(4 * llc))
 
 
-def bandwidth_table(profile: str = "quick", progress: bool = True, fit=None) -> pd.DataFrame:
+def bandwidth_table(profile: str = "quick", progress: bool = True, fit=None, recorder=None) -> pd.DataFrame:
     """Every bandwidth op at the cached and the uncached size, counted
     both ways: once (the lmbench paper, Ousterhout) and as STREAM does;
     ``value`` with its 95% interval columns (``iv.strip`` for a CSV)."""
@@ -201,21 +202,21 @@ def bandwidth_table(profile: str = "quick", progress: bool = True, fit=None) -> 
         results: list = []
         df = sweep("mem_bandwidth", {"op": BANDWIDTH_OPS, "size_bytes": [cached, uncached]},
                    counting=counting, profile=PROFILES[profile], progress=progress,
-                   results=results)
+                   results=results, recorder=recorder)
         df["where"] = np.where(df.size_bytes == cached, "cached", "uncached")
         iv.put(df, "value", [r.measured for r in results])   # grid order: not shuffled
         rows.append(df)
     return pd.concat(rows, ignore_index=True)
 
 
-def mountain(profile: str = "quick", progress: bool = True, max_bytes: int | None = None) -> pd.DataFrame:
+def mountain(profile: str = "quick", progress: bool = True, max_bytes: int | None = None, recorder=None) -> pd.DataFrame:
     """Read bandwidth over size x stride (the memory mountain)."""
     top = max_bytes or max_size_bytes(machine_info())
     ppo = {"smoke": 0.5, "quick": 1, "full": 2}[profile]
     sizes = [s for s in size_grid(top, ppo, min_bytes=16 << 10)]
     strides = [8, 16, 32, 64, 128, 256, 512] if profile != "smoke" else [8, 64]
     return sweep("mem_bandwidth", {"size_bytes": sizes, "stride_bytes": strides}, op="read",
-                 profile=GRID_PROFILES[profile], progress=progress)
+                 profile=GRID_PROFILES[profile], progress=progress, recorder=recorder)
 
 
 # ------------------------------------------------------ this machine's rows

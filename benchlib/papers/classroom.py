@@ -103,14 +103,15 @@ def core_points() -> list[tuple[str, dict]]:
     return seen
 
 
-def measure_core(profile: str = "quick", cpu: int = -1):
-    """Run the class set on this machine; returns the Results."""
+def measure_core(profile: str = "quick", cpu: int = -1, recorder=None):
+    """Run the class set on this machine; returns the Results (each also
+    handed to ``recorder``, if given)."""
     from benchlib.measuring.harness import run
 
-    return [run(b, {**p, "cpu": cpu}, profile=profile) for b, p in core_points()]
+    return [run(b, {**p, "cpu": cpu}, profile=profile, recorder=recorder) for b, p in core_points()]
 
 
-def build_class_database(output_dir: str | Path, profile: str, recorded=None) -> str:
+def build_class_database(output_dir: str | Path, profile: str, recorded=None, recorder=None) -> str:
     """A database in output_dir holding this machine's class set (measured
     now) and the recorded example files: what the notebook uses when no
     database is given.  Returns its URL."""
@@ -118,7 +119,7 @@ def build_class_database(output_dir: str | Path, profile: str, recorded=None) ->
     from benchlib.results.store import save_results
 
     out = Path(output_dir)
-    save_results(measure_core(profile), out / "this_machine")
+    save_results(measure_core(profile, recorder=recorder), out / "this_machine")
     url = f"sqlite:///{out / 'class.sqlite'}"
     engine = bdb.open_db(url)
     try:

@@ -153,7 +153,7 @@ def ctx_processes(profile: str) -> list[int]:
 
 
 def context_switch_curve(profile: str = "quick", placements=("same_cpu",),
-                         progress: bool = True) -> pd.DataFrame:
+                         progress: bool = True, recorder=None) -> pd.DataFrame:
     """µs per hop of a token round a ring of N processes (0 KB each), N
     from 2 to 64.  ``switch_us`` is the benchmark's figure (the pipe write,
     read and token handling done by one process alone subtracted);
@@ -162,7 +162,7 @@ def context_switch_curve(profile: str = "quick", placements=("same_cpu",),
     frames = []
     for placement in placements:
         df = sweep("context_switch", {"processes": ctx_processes(profile)}, process_kb=0,
-                   placement=placement, profile=profile, progress=progress, shuffle=True)
+                   placement=placement, profile=profile, progress=progress, shuffle=True, recorder=recorder)
         frames.append(df)
     df = pd.concat(frames, ignore_index=True)
     df["switch_us"] = df["median"]
@@ -181,7 +181,7 @@ def small_file_sizes(profile: str) -> tuple[list[int], int]:
 
 
 def small_file_curve(profile: str = "quick", directory: str | None = None,
-                     progress: bool = True) -> pd.DataFrame:
+                     progress: bool = True, recorder=None) -> pd.DataFrame:
     """The small-file benchmark over file sizes: one row per size and phase
     (create, write, read, delete, total) with the median µs per file over
     the batches.  Sizes are measured in random order, so files deleted by
@@ -190,7 +190,7 @@ def small_file_curve(profile: str = "quick", directory: str | None = None,
     sizes, files = small_file_sizes(profile)
     kw = {"directory": directory} if directory else {}
     df = sweep("small_file", {"size_bytes": sizes}, files=files, cpu=pinned_cpu(),
-               profile=profile, progress=progress, shuffle=True, **kw)
+               profile=profile, progress=progress, shuffle=True, **kw, recorder=recorder)
     rows = []
     for _, r in df.iterrows():
         for phase, v in r["phase_median_us"].items():
@@ -211,15 +211,15 @@ def net_sizes(profile: str) -> list[int]:
     return [4 << 10, 8 << 10, 16 << 10, 32 << 10, 60 << 10]
 
 
-def bandwidth_curves(profile: str = "quick", progress: bool = True) -> pd.DataFrame:
+def bandwidth_curves(profile: str = "quick", progress: bool = True, recorder=None) -> pd.DataFrame:
     """TCP and UDP over loopback, both processes on one CPU, against the
     bytes per write or datagram: Mbit/s received, and for UDP the rate sent
     and the share lost."""
     sizes = net_sizes(profile)
     tcp = sweep("ipc_bandwidth", {"transfer_bytes": sizes}, transport="tcp",
-                placement="same_cpu", profile=profile, progress=progress, shuffle=True)
+                placement="same_cpu", profile=profile, progress=progress, shuffle=True, recorder=recorder)
     udp = sweep("udp_bandwidth", {"datagram_bytes": sizes}, placement="same_cpu",
-                profile=profile, progress=progress, shuffle=True)
+                profile=profile, progress=progress, shuffle=True, recorder=recorder)
     rows = [{"protocol": "TCP", "bytes": int(r.transfer_bytes),
              "mbit_s": r["median"] * MBIT_PER_MB, "sent_mbit_s": r["median"] * MBIT_PER_MB,
              "loss_pct": 0.0} for _, r in tcp.iterrows()]

@@ -132,7 +132,7 @@ def forin_ratios(per_call: pd.DataFrame) -> pd.DataFrame:
 def ipc_variants(profile: str = "quick", ops=("null", "string_inout"),
                  transports=("pipe", "socketpair"),
                  placements=("same_cpu", "different_cpus", "unpinned"),
-                 fixed_calls: int = paper.ITERATIONS, progress: bool = True) -> pd.DataFrame:
+                 fixed_calls: int = paper.ITERATIONS, progress: bool = True, recorder=None) -> pd.DataFrame:
     """remote calls over each transport and placement (points in random
     order): µs per call, and the fixed run's CPU time per call of both
     processes."""
@@ -142,7 +142,7 @@ def ipc_variants(profile: str = "quick", ops=("null", "string_inout"),
     df = sweep("procedure_call", {"op": list(ops), "transport": list(transports),
                                   "placement": list(placements)},
                mode="process", fixed_calls=fixed_calls, profile=profile, progress=progress,
-               shuffle=True)
+               shuffle=True, recorder=recorder)
     fixed = pd.DataFrame([_fixed_row(fx) for fx in df["fixed_run"]])
     n = fixed["iterations"]
     df["elapsed_us"] = fixed["elapsed_ms"] * 1000 / n

@@ -86,7 +86,7 @@ def knee_l2(machine: dict, fit=None) -> tuple[int, str]:
 
 
 def ctx_curves(profile: str, placement: str, l2_bytes: int,
-               progress: bool = True) -> pd.DataFrame:
+               progress: bool = True, recorder=None) -> pd.DataFrame:
     """us per context switch over processes x process size (points in random
     order), as in the paper's figure; ``placement`` same_cpu or unpinned.
     ``median`` carries its 95% interval (interval columns: ``iv.strip`` for
@@ -95,7 +95,7 @@ def ctx_curves(profile: str, placement: str, l2_bytes: int,
     results: list = []
     df = sweep("context_switch", {"processes": procs, "process_kb": sizes},
                placement=placement, profile=profile, progress=progress, shuffle=True,
-               results=results)
+               results=results, recorder=recorder)
     by_point = {(r.params["processes"], r.params["process_kb"]): r.measured for r in results}
     iv.put(df, "median", [by_point[(n, k)] for n, k in zip(df.processes, df.process_kb)])
     df.attrs["l2_bytes"] = l2_bytes

@@ -160,14 +160,14 @@ def table10(profile: str = "quick", directory: str | None = None) -> TableRows:
 
 
 def table10_sweep(profile: str = "quick", directory: str | None = None,
-                  progress: bool = True) -> pd.DataFrame:
+                  progress: bool = True, recorder=None) -> pd.DataFrame:
     """The paper's follow-up: 1 to 10 kbytes at 1-kbyte steps (it found
     SunOS 4.0.3 jump from ~70 ms to ~800 ms past 8 kbytes, the page size),
     with and without fsync.  Points in random order (see ``sweep``)."""
     kw = {"directory": directory} if directory else {}
     return sweep("fs_create_delete", {"file_bytes": [k * KB for k in range(1, 11)],
                                       "fsync": ["no", "yes"]},
-                 cpu=pinned_cpu(), profile=profile, progress=progress, shuffle=True, **kw)
+                 cpu=pinned_cpu(), profile=profile, progress=progress, shuffle=True, **kw, recorder=recorder)
 
 
 # ------------------------------------------------------------ the paper's tables
