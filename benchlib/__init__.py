@@ -15,7 +15,7 @@ from benchlib._version import __version__  # noqa: F401
 # pandas and so starts no thread pool.
 _PUBLIC = {
     "BenchlibError": "benchlib.errors", "MeasurementError": "benchlib.errors",
-    "PROFILES": "benchlib.measuring.profiles", "Result": "benchlib.measuring.result",
+    "PROFILES": "benchlib.profiles", "Result": "benchlib.measuring.result",
     "run": "benchlib.measuring.harness", "sweep": "benchlib.measuring.harness",
     "machine_info": "benchlib.measuring.metadata",
     "get_benchmark": "benchlib.measuring.registry", "list_benchmarks": "benchlib.measuring.registry",

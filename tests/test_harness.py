@@ -280,7 +280,7 @@ def test_a_python_error_in_the_worker_reaches_the_caller_as_itself(tmp_path):
     """A benchmark's own check inside the worker (a file system that refuses
     O_DIRECT here, or any BenchlibError) comes back as a BenchlibError."""
     from benchlib.measuring import worker as _worker
-    from benchlib.measuring.profiles import PROFILES
+    from benchlib.profiles import PROFILES
 
     with pytest.raises(benchlib.BenchlibError):
         _worker.call("no_such_benchmark", {}, PROFILES["smoke"], 1)

@@ -83,3 +83,18 @@ def test_bad_input_is_a_clear_error(name, params, message):
 def test_unknown_profile():
     with pytest.raises(BenchlibError, match="valid profiles"):
         benchlib.run("syscall", profile="fastest")
+
+
+def test_one_table_says_what_each_profile_means():
+    """benchlib.profiles: every setting has smoke, quick and full, precise
+    reads quick's, and an unknown profile or setting is refused by name."""
+    from benchlib.profiles import PROFILES, SETTINGS, setting
+
+    for name, row in SETTINGS.items():
+        assert set(row) == {"smoke", "quick", "full"}, name
+        assert setting(name, "precise") == row["quick"]
+        assert setting(name, PROFILES["full"]) == row["full"]
+    with pytest.raises(BenchlibError, match="unknown profile 'huge'"):
+        setting("memory.passes", "huge")
+    with pytest.raises(BenchlibError, match="no profile setting"):
+        setting("memory.nothing", "quick")

@@ -17,7 +17,7 @@ import pandas as pd
 
 from benchlib.errors import BenchlibError
 from benchlib.measuring.metadata import machine_info
-from benchlib.measuring.profiles import PROFILES, Profile, get_profile  # noqa: F401  (re-exported)
+from benchlib.profiles import PROFILES, Profile, get_profile  # noqa: F401  (re-exported)
 from benchlib.measuring.registry import Benchmark, get_benchmark
 from benchlib.measuring.result import Result  # noqa: F401  (re-exported: benchlib.measuring.harness.Result)
 

@@ -25,6 +25,7 @@ from dataclasses import replace
 import numpy as np
 import pandas as pd
 
+from benchlib.profiles import setting
 from benchlib.errors import BenchlibError
 from benchlib.measuring.harness import Profile, sweep
 from benchlib.measuring.metadata import machine_info, reported_tlb
@@ -36,20 +37,8 @@ from benchlib.memory.plan import SLOW_SPIN_ADDS, size_grid
 from benchlib.memory.hierarchy import MemoryResult
 from benchlib.stats import intervals as iv
 
-# Sampling for each point of the grid: many points, each short; the fit
-# works on the whole curve, so one noisy point does not move a plateau.
-GRID_PROFILES = {
-    "smoke": Profile("smoke", n_samples=3, n_warmup=0, target_sample_ms=0.05, max_total_s=0.05),
-    "quick": Profile("quick", n_samples=3, n_warmup=1, target_sample_ms=0.2, max_total_s=0.06),
-    "full": Profile("full", n_samples=5, n_warmup=1, target_sample_ms=0.4, max_total_s=0.2),
-}
-# The line-size pairs and the TLB chain are few points whose single values
-# decide a step, so each gets more and longer samples.
-POINT_PROFILES = {
-    "smoke": GRID_PROFILES["smoke"],
-    "quick": Profile("quick", n_samples=9, n_warmup=1, target_sample_ms=0.5, max_total_s=0.2),
-    "full": Profile("full", n_samples=15, n_warmup=1, target_sample_ms=1.0, max_total_s=0.5),
-}
+# Sampling of each grid point and of the few deciding points: benchlib.profiles
+# ("memory.grid_sampling", "memory.point_sampling").
 
 
 def max_size_bytes(machine: dict) -> int:
@@ -87,7 +76,7 @@ def measure(profile: str = "quick", progress: bool = True, strides: list[int] | 
     t0 = time.monotonic()
     machine = machine_info()
     p = planning.plan(profile, machine, available_memory_bytes(), strides, max_bytes)
-    grid, point = GRID_PROFILES[profile], POINT_PROFILES[profile]
+    grid, point = setting("memory.grid_sampling", profile), setting("memory.point_sampling", profile)
     ring, ring_passes = _best_of_passes("mem_latency", {"size_bytes": list(p.ring_sizes)},
                                         p.passes, grid, progress, repeat_below=p.repeat_below,
                                         stride_bytes=64, pattern="random", huge_pages="on", recorder=recorder)
@@ -150,7 +139,7 @@ def measure_revisit(sizes: list[int], profile: str, progress: bool, recorder=Non
     for spin in (0, SLOW_SPIN_ADDS):
         df = _latency_rows(sweep("mem_revisit_latency",
                                  {"size_bytes": [planning.REVISIT_BASE_BYTES] + list(sizes)},
-                                 huge_pages="on", spin_adds=spin, profile=GRID_PROFILES[profile],
+                                 huge_pages="on", spin_adds=spin, profile=setting("memory.grid_sampling", profile),
                                  progress=progress, recorder=recorder))
         runs.append(df.assign(spin_adds=spin, role=["base"] + ["curve"] * len(sizes)))
     return pd.concat(runs, ignore_index=True)
@@ -212,11 +201,10 @@ def bandwidth_table(profile: str = "quick", progress: bool = True, fit=None, rec
 def mountain(profile: str = "quick", progress: bool = True, max_bytes: int | None = None, recorder=None) -> pd.DataFrame:
     """Read bandwidth over size x stride (the memory mountain)."""
     top = max_bytes or max_size_bytes(machine_info())
-    ppo = {"smoke": 0.5, "quick": 1, "full": 2}[profile]
+    ppo, strides = setting("memory.mountain", profile)
     sizes = [s for s in size_grid(top, ppo, min_bytes=16 << 10)]
-    strides = [8, 16, 32, 64, 128, 256, 512] if profile != "smoke" else [8, 64]
     return sweep("mem_bandwidth", {"size_bytes": sizes, "stride_bytes": strides}, op="read",
-                 profile=GRID_PROFILES[profile], progress=progress, recorder=recorder)
+                 profile=setting("memory.grid_sampling", profile), progress=progress, recorder=recorder)
 
 
 # ------------------------------------------------------ this machine's rows

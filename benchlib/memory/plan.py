@@ -17,20 +17,10 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from benchlib.profiles import setting
 from benchlib.errors import BenchlibError
 from benchlib.memory.hierarchy import MemoryFit
 
-#: Points per octave of size: (random curve, each stride curve); and the
-#: strides of the paper-style figure.
-GRID = {
-    "smoke": (2, 1, [64, 4096]),
-    "quick": (6, 1, [64, 4096]),
-    "full": (8, 2, [16, 64, 256, 1024, 4096]),
-}
-#: The fitted curves are measured in this many passes, each in random
-#: order, and each point keeps its best (lowest-cycle) pass: interference
-#: from outside only ever adds time.
-PASSES = {"smoke": 1, "quick": 2, "full": 2}
 #: Strides of the line-size reading beyond the last cache (the paper's):
 #: time per load against stride, at the two largest sizes of the scan.
 LINE_STRIDES = [8, 16, 32, 64, 128, 256, 512]
@@ -118,14 +108,14 @@ def plan(profile: str, machine: dict, available_bytes: int | None,
          strides: list[int] | None = None, max_bytes: int | None = None) -> Plan:
     """What to measure first.  ``strides=[]`` skips the paper-style stride
     curves; ``max_bytes`` caps the scan (default: :func:`max_size_bytes`)."""
-    if profile not in GRID:
-        raise BenchlibError(f"unknown profile {profile!r}; valid profiles: {', '.join(GRID)}")
-    random_ppo, stride_ppo, default_strides = GRID[profile]
+    # points per octave (random curve, each stride curve), the figure's
+    # strides and the passes: benchlib.profiles ("memory.grid", "memory.passes")
+    random_ppo, stride_ppo, default_strides = setting("memory.grid", profile)
     strides = default_strides if strides is None else strides
     top = max_bytes or max_size_bytes(machine, available_bytes)
     ring = size_grid(top, random_ppo)
     return Plan(
-        profile=profile, passes=PASSES[profile], ring_sizes=tuple(ring),
+        profile=profile, passes=setting("memory.passes", profile), ring_sizes=tuple(ring),
         repeat_below=min(2 * (last_level_bytes(machine) or top), MAX_REPEAT_BYTES),
         stride_curves=tuple((s, tuple(x for x in size_grid(top, stride_ppo) if x >= 2 * s))
                             for s in strides),

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
+from benchlib.profiles import setting
 from benchlib.stats import intervals as iv
 from benchlib.stats.intervals import Measured
 from benchlib.errors import BenchlibError
@@ -106,8 +107,8 @@ def table_rows(table: str, rows: list[dict], results: dict, spec: "Table | None"
 # A size that depends on this machine's caches, by name (``Column.sized``).
 # Each is read from the machine (``benchlib.memory.measure.cache_sizes``: sysfs, or a fitted
 # hierarchy); a cache that cannot be read is an error that says so, never a
-# default.  At the smoke profile a size is capped (every code path, tiny sizes).
-SMOKE_MAX_BYTES = 16 << 20
+# default.  At the smoke profile a size is capped (benchlib.profiles,
+# "papers.max_sized_bytes": every code path, tiny sizes).
 MIN_FILE_BYTES = 64 << 20
 
 
@@ -138,7 +139,8 @@ def sized_bytes(rule: str, machine: dict, profile: str = "quick") -> int:
         size = SIZES[rule][0](machine)
     except KeyError:
         raise BenchlibError(f"unknown size rule {rule!r}; known: {', '.join(SIZES)}") from None
-    return min(size, SMOKE_MAX_BYTES) if profile == "smoke" else size
+    cap = setting("papers.max_sized_bytes", profile)
+    return size if cap is None else min(size, cap)
 
 
 UNITS = {"_us": "us", "_ms": "ms", "_ns": "ns", "_mb_s": "MB/s", "_mbit_s": "Mbit/s", "_s": "s"}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 
+from benchlib.profiles import setting
 from benchlib.measuring.registry import Benchmark, Param, register
 from benchlib.measuring.benchmarks.common import (CPU, DIRECTORY, _check_cpu_param, _encode, _fs_extras, _lib, phase_buffer,
                      phase_extras)
@@ -36,6 +37,6 @@ register(Benchmark(
     to_unit=lambda ns, p: ns / 1e9,
     check=_check_cpu_param,
     extras=_fs_extras,
-    n_samples_for=lambda p, prof: {"smoke": 1, "quick": 3, "full": 5}.get(prof.name, 3),
+    n_samples_for=lambda p, prof: setting("andrew_benchmark.samples", prof),
 ))
 

@@ -19,6 +19,7 @@ import shutil
 import tempfile
 from dataclasses import asdict, dataclass, field, replace
 
+from benchlib.profiles import setting
 from benchlib.errors import BenchlibError
 from benchlib.measuring.registry import (Benchmark, Param, check_directory, check_free_space, filesystem_of,
                         register)
@@ -324,5 +325,5 @@ register(Benchmark(
     to_unit=lambda ns, p: 1e9 / ns,
     check=_check_io_workload,
     extras=_fs_extras,
-    n_samples_for=lambda p, prof: {"smoke": 2, "quick": 5, "full": 11}.get(prof.name, 5),
+    n_samples_for=lambda p, prof: setting("io_workload.samples", prof),
 ))

@@ -23,6 +23,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 import pandas as pd
 
+from benchlib.profiles import setting
 from benchlib.analysis import self_scaling_model as model
 from benchlib.measuring.benchmarks.iowork import MiB, IOSpace, Workload
 from benchlib.errors import BenchlibError
@@ -55,23 +56,9 @@ class Plan:
     first_try_passes: int
 
 
-PLANS = {
-    "smoke": Plan(0.04, 16 * MiB, 5, 1 * MiB, (4096, 65536, 1 * MiB), (0.0, 1.0), (1, 2),
-                  6, 2, 1),
-    "quick": Plan(0.2, 128 * MiB, 11, 1 * MiB, (1024, 4096, 16384, 65536, 262144, 1 * MiB),
-                  (0.0, 0.25, 0.5, 0.75, 1.0), (1, 2, 4), 20, 2, 1),
-    "full": Plan(0.8, 256 * MiB, 17, 1 * MiB,
-                 (1024, 2048, 4096, 8192, 16384, 32768, 65536, 131072, 262144, 524288, 1 * MiB),
-                 (0.0, 0.1, 0.25, 0.4, 0.5, 0.6, 0.75, 0.9, 1.0), (1, 2, 3, 4, 6, 8),
-                 100, 3, 2),
-}
-
-
 def plan_for(profile: str) -> Plan:
-    try:
-        return PLANS[profile]
-    except KeyError:
-        raise BenchlibError(f"unknown profile {profile!r}; valid: {', '.join(PLANS)}") from None
+    """The profile's plan (benchlib.profiles, "chen1994.plan")."""
+    return Plan(**setting("chen1994.plan", profile))
 
 
 def unique_grid(plan: Plan, max_unique_bytes: int) -> list[int]:

@@ -22,6 +22,7 @@ from dataclasses import replace
 import numpy as np
 import pandas as pd
 
+from benchlib.profiles import setting
 from benchlib.stats import intervals as iv
 from benchlib.measuring.harness import run, sweep
 from benchlib.measuring.registry import filesystem_of
@@ -148,8 +149,7 @@ def paper_table(t: TableRows) -> pd.DataFrame:
 
 def ctx_processes(profile: str) -> list[int]:
     """Ring sizes for the context-switch curve: up to the benchmark's 64."""
-    return {"smoke": [2, 8], "quick": [2, 4, 8, 16, 32, 64]}.get(
-        profile, [2, 4, 6, 8, 12, 16, 24, 32, 48, 64])
+    return list(setting("laibaker1996.ctx_processes", profile))
 
 
 def context_switch_curve(profile: str = "quick", placements=("same_cpu",),
@@ -172,12 +172,8 @@ def context_switch_curve(profile: str = "quick", placements=("same_cpu",),
 
 def small_file_sizes(profile: str) -> tuple[list[int], int]:
     """(file sizes, files per batch) for the small-file curve."""
-    if profile == "smoke":
-        return [0, 4 << 10], 20
-    if profile == "quick":
-        return [0, 1 << 10, 2 << 10, 4 << 10, 8 << 10, 16 << 10, 32 << 10, 64 << 10], 100
-    return [0, 512, 1 << 10, 2 << 10, 4 << 10, 8 << 10, 12 << 10, 16 << 10, 24 << 10, 32 << 10,
-            48 << 10, 64 << 10, 128 << 10], 300
+    sizes, files = setting("laibaker1996.small_file", profile)
+    return list(sizes), files
 
 
 def small_file_curve(profile: str = "quick", directory: str | None = None,
@@ -206,9 +202,7 @@ def small_file_curve(profile: str = "quick", directory: str | None = None,
 def net_sizes(profile: str) -> list[int]:
     """Bytes per write (TCP) and per datagram (UDP) for the bandwidth curves;
     60 KiB is the largest that fits one UDP datagram in round numbers."""
-    if profile == "smoke":
-        return [8 << 10]
-    return [4 << 10, 8 << 10, 16 << 10, 32 << 10, 60 << 10]
+    return list(setting("laibaker1996.net_sizes", profile))
 
 
 def bandwidth_curves(profile: str = "quick", progress: bool = True, recorder=None) -> pd.DataFrame:

@@ -18,6 +18,7 @@ import math
 
 import pandas as pd
 
+from benchlib.profiles import setting
 from benchlib.stats import intervals as iv
 from benchlib.errors import BenchlibError
 from benchlib.measuring.harness import sweep
@@ -64,10 +65,8 @@ def ctx_grid(profile: str, l2_bytes: int) -> tuple[list[int], list[int]]:
     """Processes and process sizes (KB) for the figure: the paper's 0-64 KB
     and one size beyond L2, so the knee where the working set leaves the
     cache is on the plot."""
-    if profile == "smoke":
-        return [2, 8], [0, 32]
-    procs = [2, 4, 8, 16, 24, 32] if profile == "quick" else [2, 4, 6, 8, 12, 16, 20, 24, 32, 48, 64]
-    return procs, [0, 4, 16, 32, 64, 2 * l2_bytes // 1024]
+    procs, sizes = setting("mcvoy1996.ctx_grid", profile)
+    return list(procs), list(sizes) + ([] if profile == "smoke" else [2 * l2_bytes // 1024])
 
 
 def knee_l2(machine: dict, fit=None) -> tuple[int, str]:
