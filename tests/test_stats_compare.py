@@ -5,7 +5,8 @@ import pytest
 
 from benchlib.stats import noise
 from benchlib.stats.summary import (bootstrap_median_ci, bootstrap_ratio_ci, equivalence_bounds,
-                                     mann_whitney_p, ratio_verdict, rel_ci_halfwidth)
+                                     interval_side, mann_whitney_p, ratio_verdict, rel_ci_halfwidth,
+                                     ratio_summary, relative_spread)
 from benchlib.results.compare import compare_samples
 
 
@@ -134,3 +135,43 @@ def test_several_runs_are_resampled_at_two_levels():
     assert width(two_level) > 3 * width(pooled)
     assert compare_samples(np.concatenate(runs_a), b)["verdict"] == "no difference"
     assert compare_samples(runs_a, b)["verdict"] == "inconclusive"
+
+
+def test_summaries_of_skewed_samples_are_of_the_median():
+    """Known answers on samples whose median (2.5) and mean (~6.3) differ."""
+    x = [1.0, 2.0, 2.5, 3.0, 3.5, 12.0, 20.0]
+    assert relative_spread(x) == pytest.approx(19.0 / 3.0)
+    lo, hi = bootstrap_median_ci(x)
+    assert hi > lo and rel_ci_halfwidth(x) == pytest.approx((hi - lo) / 2 / 3.0)
+    # median(b) / median(a): 6 / 3, where the means would give 6 / 6.3
+    assert bootstrap_ratio_ci(x, [6.0] * 7)["ratio"] == pytest.approx(2.0)
+
+
+def test_the_15_percent_band_includes_its_edges():
+    assert ratio_summary(1.15, 1.0)["within_15pct"] and ratio_summary(0.85, 1.0)["within_15pct"]
+    assert not ratio_summary(1.2, 1.0)["within_15pct"] and not ratio_summary(0.8, 1.0)["within_15pct"]
+    assert ratio_summary(3.0, 2.0)["ratio"] == 1.5
+
+
+def test_the_interval_rule_reads_a_touching_endpoint_as_undecided():
+    # [lo, hi] is closed: an interval that reaches the threshold does not lie above or below it
+    assert interval_side(1.0, 1.2, 1.0) is None and interval_side(0.8, 1.0, 1.0) is None
+    assert interval_side(1.01, 1.2, 1.0) is True and interval_side(0.8, 0.99, 1.0) is False
+
+
+@pytest.mark.parametrize("n, rel_stdev, steal, clock, reasons", [
+    (4, 0.02, None, None, ["too_few_samples"]),     # fewer than 5
+    (5, 0.02, None, None, []),
+    (15, 0.105, None, None, ["spread"]),             # pyperf's 10 % of the mean
+    (15, 0.095, None, None, []),
+    (15, 0.02, 0.021, None, ["steal"]),              # more than 2 % stolen
+    (15, 0.02, 0.019, 0.049, []),
+    (15, 0.02, None, 0.051, ["clock_moved"]),        # more than 5 %
+])
+def test_stability_thresholds_at_their_edges(n, rel_stdev, steal, clock, reasons):
+    assert noise.assess(n, rel_stdev, steal, clock)[1] == reasons
+
+
+def test_the_clock_is_read_in_the_first_and_last_quarters():
+    # the halves' medians would be 2.9 and 2.1
+    assert noise.clock_before_after([3.0, 3.0, 2.8, 2.8, 2.2, 2.2, 2.0, 2.0]) == (3.0, 2.0)

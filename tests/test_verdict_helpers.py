@@ -73,3 +73,11 @@ def test_verdict_words_follow_holds(tmp_path):
     verdict(tmp_path, "p", "c", holds=True, evidence="e", if_true="yes", if_false="no")
     recs = read_verdicts(tmp_path)
     assert [r["holds"] for r in recs] == [True]
+
+
+@pytest.mark.parametrize("holds, words", [(True, "holds here"), (False, "does not hold here"),
+                                          (None, "cannot tell here")],
+                         ids=["holds", "does-not-hold", "cannot-tell"])
+def test_the_printed_verdict_says_what_holds_is(holds, words):
+    v = verdict(None, "p", "the claim", holds=holds, evidence="e")
+    assert str(v).startswith(f"the claim: {words}.")
