@@ -6,7 +6,13 @@
 
 --lmbench BIN: the folder of lmbench3's programs (../shared/peers/build-lmbench3.sh
 prints it); its pairs are then measured too (lat_syscall, lat_sig, lat_proc,
-lat_pipe, lat_unix), each program run with -N 5 under the same taskset.
+lat_pipe, lat_unix, lat_ctx, lat_select, bw_mem, bw_pipe, bw_unix,
+bw_file_rd, bw_mmap_rd), each program run with -N 5 under the same taskset,
+benchlib's side with --target-ci 0.03; each pair also records both tools'
+wall time (benchlib's: the measurement in its worker).  Where lmbench3
+times something else (signal install, delivery, fork), a second pair
+measures benchlib with lmbench3's definition (a parameter): the first pair's
+difference counts as explained when the second agrees.
 
 Every round measures every pair once, the pairs in a new random order and,
 inside a pair, the two tools back to back in a random order; both run
@@ -26,6 +32,9 @@ Pairs:
   bcopy size_bytes=64 KiB and 64 MiB  perf bench mem memcpy -f default, same size
   disk_io read, 4 KiB, O_DIRECT, sequential and random
                                        fio --direct=1 --ioengine=psync --rw=read|randread --bs=4k
+  mem_bandwidth read/write/copy 64 MiB likwid-bench -t load|store|copy -w S0:64MB:1
+  bcopy 64 MiB                        mbw -t0 64 (memcpy)
+  mem_bandwidth memset 64 MiB         perf bench mem memset
   io_workload, three workloads, O_DIRECT
                                        fio --rw=randrw --rwmixread --percentage_random --bssplit
                                        (the workload's own request-size distribution)
@@ -33,6 +42,10 @@ Pairs:
 many) has no counterpart here: no benchlib benchmark fans out like it.
 The files of disk_io and fio live in a temporary folder under --directory
 (default: the temp dir, which must allow O_DIRECT), removed at the end.
+Bandwidth pairs get more rounds (up to --max-rounds) until their ratio's
+95% interval is within +-5 %; one that never narrows is reported as
+host-unstable, not as a median.  Output: compare_perf.json, .csv and .png
+(the ratios with their intervals and the +-10 % band, the machine named).
 Timing thresholds live here, not in the unit tests."""
 from __future__ import annotations
 
@@ -40,280 +53,160 @@ import argparse
 import csv
 import json
 import random
-import re
 import shutil
 import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
 import numpy as np
 
-from benchlib.stats.paired import paired_ratio
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from peer_tools import (BANDWIDTH_REL_CI, BENCHLIB, Pair, Tools, bandwidth_pairs,  # noqa: E402,F401
+                        io_workload_bssplit, likwid_bandwidth, lmbench_bandwidth, lmbench_ctx,
+                        lmbench_microseconds, lmbench_pairs, make_pairs, mbw_bandwidth,
+                        perf_bandwidth_mb_s, perf_usecs_per_op)
 
-BENCHLIB = [sys.executable, "-m", "benchlib.cli"]
-MiB = 1 << 20
-FIO_FILE_BYTES = 64 * MiB
-ALIGN = 4096  # io_workload's offset alignment and O_DIRECT size rounding
+from benchlib.stats.paired import paired_ratio  # noqa: E402
 
-
-@dataclass
-class Pair:
-    label: str
-    unit: str
-    ours: Callable[[], float]
-    theirs: Callable[[], float]
-    tool: str  # perf, fio or lmbench3
-    ours_cmd: str = ""
-    theirs_cmd: str = ""
-    explained: str = ""  # what each tool times differently, where a measurement showed it
-    values: dict = field(default_factory=lambda: {"ours": [], "theirs": [], "first": []})
+def _one(f: Callable[[], object]) -> tuple[float, float | None]:
+    v = f()
+    return (float(v[0]), float(v[1])) if isinstance(v, tuple) else (float(v), None)
 
 
-class Tools:
-    """The commands, all under one `taskset -c CPU`."""
-
-    def __init__(self, cpu: int, workdir: Path, lmbench: Path | None = None):
-        self.cpu, self.workdir, self.lmbench = cpu, workdir, lmbench
-        self.pin = ["taskset", "-c", str(cpu)]
-
-    def lmbench_us(self, program: str, *args: str) -> float:
-        """lmbench3's "<what>: <x> microseconds" line (it prints to stderr)."""
-        p = subprocess.run(self.pin + [str(self.lmbench / program), "-N", "5", *args],
-                           capture_output=True, text=True, check=True)
-        return lmbench_microseconds(p.stderr + p.stdout)
-
-    def run(self, cmd: list[str]) -> str:
-        return subprocess.run(self.pin + cmd, check=True, capture_output=True, text=True).stdout
-
-    def benchlib(self, name: str, *params: str) -> dict:
-        args = [*BENCHLIB, "run", name, "--json"]
-        for p in params:
-            args += ["-p", p]
-        return json.loads(self.run(args).splitlines()[-1])
-
-    def perf(self, *args: str) -> str:
-        return self.run(["perf", "bench", *args])
-
-    def perf_usecs_per_op(self, *args: str) -> float:
-        return perf_usecs_per_op(self.perf(*args))
-
-    def perf_memcpy_mb_s(self, size: int, loops: int) -> float:
-        return perf_bandwidth_mb_s(self.perf("mem", "memcpy", "-f", "default", "-s", f"{size}B",
-                                             "-l", str(loops)))
-
-    def fio(self, name: str, *opts: str) -> dict:
-        out = self.run(["fio", f"--name={name}", f"--filename={self.workdir / 'fio.dat'}",
-                        f"--size={FIO_FILE_BYTES}", "--direct=1", "--ioengine=psync",
-                        "--thread=0", "--group_reporting", "--randrepeat=0", "--norandommap",
-                        "--time_based", "--runtime=1", "--output-format=json", *opts])
-        return json.loads(out[out.index("{"):])["jobs"][0]
-
-    def fio_us_per_op(self, rw: str, bs: int) -> float:
-        job = self.fio("disk", f"--rw={rw}", f"--bs={bs}")
-        side = job["read"] if "read" in rw else job["write"]
-        return 1e6 / side["iops"]
-
-    def fio_mb_s(self, *opts: str) -> float:
-        job = self.fio("workload", *opts)
-        return (job["read"]["bw_bytes"] + job["write"]["bw_bytes"]) / 1e6
+def measure_round(pairs: list[Pair], rng: random.Random) -> None:
+    """Every pair once, in a new random order, the two tools of a pair back
+    to back in a random order."""
+    order = pairs[:]
+    rng.shuffle(order)
+    for p in order:
+        ours_first = rng.random() < 0.5
+        if ours_first:
+            ours, ours_s = _one(p.ours)
+            theirs, theirs_s = _one(p.theirs)
+        else:
+            theirs, theirs_s = _one(p.theirs)
+            ours, ours_s = _one(p.ours)
+        p.values["ours"].append(ours)
+        p.values["theirs"].append(theirs)
+        p.values["ours_wall_s"].append(ours_s)
+        p.values["theirs_wall_s"].append(theirs_s)
+        p.values["first"].append("benchlib" if ours_first else p.tool)
 
 
-def perf_usecs_per_op(out: str) -> float:
-    """The "usecs/op" figure of `perf bench syscall|sched ...`."""
-    m = re.search(r"([\d.]+)\s+usecs/op", out)
-    if not m:
-        raise RuntimeError(f"cannot read usecs/op from perf bench's output:\n{out}")
-    return float(m.group(1))
+def needs_more_rounds(p: Pair) -> bool:
+    """A bandwidth pair whose ratio's 95 % interval is still wider than
+    +-min_rounds_rel_ci of its median."""
+    if p.min_rounds_rel_ci is None or len(p.values["ours"]) < 3:
+        return p.min_rounds_rel_ci is not None
+    s = paired_ratio(p.values["ours"], p.values["theirs"], band=AGREE_BAND)
+    return (s["ci_high"] - s["ci_low"]) / 2 > p.min_rounds_rel_ci * s["ratio_median"]
 
 
-def lmbench_microseconds(out: str) -> float:
-    """The figure of an lmbench3 latency program's "...: 0.1047 microseconds"
-    line (lat_pipe and lat_unix say "latency: 2.1 microseconds")."""
-    m = re.search(r":\s*([\d.]+)\s+microseconds", out)
-    if not m:
-        raise RuntimeError(f"cannot read microseconds from lmbench3's output:\n{out}")
-    return float(m.group(1))
-
-
-def perf_bandwidth_mb_s(out: str) -> float:
-    """`perf bench mem ...` prints bytes, KB, MB or GB per second in powers of
-    1024; benchlib's MB is 10^6 bytes."""
-    m = re.search(r"([\d.]+)\s+(bytes|KB|MB|GB)/sec", out)
-    if not m:
-        raise RuntimeError(f"cannot read the bandwidth from perf bench's output:\n{out}")
-    scale = {"bytes": 1, "KB": 1 << 10, "MB": 1 << 20, "GB": 1 << 30}[m.group(2)]
-    return float(m.group(1)) * scale / 1e6
-
-
-def io_workload_bssplit(size_mean_bytes: float, unique_bytes: int, draws: int = 200_000,
-                        seed: int = 0) -> str:
-    """fio's --bssplit for io_workload's request sizes with O_DIRECT: a
-    normal of sd = mean, redrawn outside [1, min(unique, 8 x mean)], rounded
-    up to 4 KiB (benchlib/csrc/iowork.c).  Buckets under 1% are folded into
-    their neighbour; percentages sum to 100."""
-    top = min(unique_bytes, int(8 * size_mean_bytes))
-    top = max(top // ALIGN * ALIGN, ALIGN)
-    rng = np.random.default_rng(seed)
-    d = size_mean_bytes * (1 + rng.standard_normal(draws * 2))
-    d = d[(d >= 1) & (d <= top)][:draws]
-    sizes = np.ceil(np.floor(d) / ALIGN).astype(int) * ALIGN
-    values, counts = np.unique(sizes, return_counts=True)
-    pct = counts / counts.sum() * 100
-    keep, acc = [], 0.0
-    for v, p in zip(values, pct):
-        acc += p
-        if acc >= 1:
-            keep.append([int(v), acc])
-            acc = 0.0
-    if acc and keep:
-        keep[-1][1] += acc
-    whole = [int(round(p)) for _, p in keep]
-    whole[int(np.argmax(whole))] += 100 - sum(whole)
-    return ":".join(f"{v}/{p}" for (v, _), p in zip(keep, whole) if p > 0)
-
-
-def make_pairs(t: Tools) -> list[Pair]:
-    c = str(t.cpu)
-    d = f"directory={t.workdir}"
-    pairs = [
-        Pair("syscall op=getppid | perf bench syscall basic", "us",
-             lambda: t.benchlib("syscall", "op=getppid", f"cpu={c}")["value"],
-             lambda: t.perf_usecs_per_op("syscall", "basic", "-l", "3000000"), "perf",
-             "benchlib run syscall -p op=getppid", "perf bench syscall basic -l 3000000"),
-        Pair("syscall op=getpid | perf bench syscall basic", "us",
-             lambda: t.benchlib("syscall", "op=getpid", f"cpu={c}")["value"],
-             lambda: t.perf_usecs_per_op("syscall", "basic", "-l", "3000000"), "perf",
-             "benchlib run syscall -p op=getpid", "perf bench syscall basic -l 3000000"),
-        Pair("pipe_latency same_cpu | perf bench sched pipe (processes)", "us",
-             lambda: t.benchlib("pipe_latency", "placement=same_cpu", f"cpu={c}")["value"],
-             lambda: t.perf_usecs_per_op("sched", "pipe", "-l", "200000"), "perf",
-             "benchlib run pipe_latency -p placement=same_cpu",
-             "perf bench sched pipe -l 200000"),
-        Pair("pipe_latency same_cpu | perf bench sched pipe -T (threads)", "us",
-             lambda: t.benchlib("pipe_latency", "placement=same_cpu", f"cpu={c}")["value"],
-             lambda: t.perf_usecs_per_op("sched", "pipe", "-T", "-l", "200000"), "perf",
-             "benchlib run pipe_latency -p placement=same_cpu",
-             "perf bench sched pipe -T -l 200000"),
-        # the ring's hop is one switch with the pipe calls and summing taken
-        # out; a round trip of two processes is two hops with them put back
-        Pair("context_switch 2 x 0 KB as a round trip | perf bench sched pipe", "us",
-             lambda: _ring_round_trip_us(t),
-             lambda: t.perf_usecs_per_op("sched", "pipe", "-l", "200000"), "perf",
-             "benchlib run context_switch -p processes=2 -p process_kb=0 (2 x (value + overhead_us))",
-             "perf bench sched pipe -l 200000"),
-    ]
-    for size, loops in ((64 << 10, 100_000), (64 * MiB, 40)):
-        pairs.append(Pair(f"bcopy size_bytes={size} | perf bench mem memcpy -s {size}B", "MB/s",
-                          lambda s=size: t.benchlib("bcopy", f"size_bytes={s}", f"cpu={c}")["value"],
-                          lambda s=size, n=loops: t.perf_memcpy_mb_s(s, n), "perf",
-                          f"benchlib run bcopy -p size_bytes={size}",
-                          f"perf bench mem memcpy -f default -s {size}B -l {loops}"))
-    for pattern, rw in (("sequential", "read"), ("random", "randread")):
-        pairs.append(Pair(f"disk_io read {pattern} 4 KiB O_DIRECT | fio --rw={rw} --bs=4k --direct=1",
-                          "us",
-                          lambda p=pattern: t.benchlib("disk_io", "op=read", f"pattern={p}",
-                                                       "block_bytes=4096", f"file_bytes={FIO_FILE_BYTES}",
-                                                       "direct=yes", d, f"cpu={c}")["value"],
-                          lambda r=rw: t.fio_us_per_op(r, 4096), "fio",
-                          f"benchlib run disk_io -p op=read -p pattern={pattern} -p block_bytes=4096 "
-                          f"-p file_bytes={FIO_FILE_BYTES} -p direct=yes",
-                          f"fio --rw={rw} --bs=4k --direct=1 --ioengine=psync --size=64M "
-                          f"--runtime=1 --time_based"))
-    # io_workload with O_DIRECT (cache=direct), one process, 64 MiB of unique data
-    for mean, read_frac, seq_frac in ((32768, 1.0, 1.0), (8192, 1.0, 0.0), (32768, 0.5, 0.5)):
-        split = io_workload_bssplit(mean, FIO_FILE_BYTES)
-        fio_opts = ("--rw=randrw", f"--rwmixread={round(100 * read_frac)}",
-                    f"--percentage_random={round(100 * (1 - seq_frac))}", f"--bssplit={split}",
-                    "--blockalign=4k", "--numjobs=1")
-        params = (f"size_mean_bytes={mean}", f"read_frac={read_frac}", f"seq_frac={seq_frac}",
-                  f"unique_bytes={FIO_FILE_BYTES}", "process_num=1", "cache=direct", d)
-        pairs.append(Pair(f"io_workload mean {mean} B read {read_frac} seq {seq_frac} direct | "
-                          f"fio randrw rwmixread={round(100 * read_frac)} "
-                          f"percentage_random={round(100 * (1 - seq_frac))}", "MB/s",
-                          lambda p=params: t.benchlib("io_workload", *p)["value"],
-                          lambda o=fio_opts: t.fio_mb_s(*o), "fio",
-                          "benchlib run io_workload " + " ".join(f"-p {p}" for p in params[:-1]),
-                          "fio --direct=1 --ioengine=psync --size=64M --runtime=1 --time_based "
-                          + " ".join(fio_opts)))
-    return pairs
-
-
-def lmbench_pairs(t: Tools) -> list[Pair]:
-    """benchlib against lmbench3, figure by figure, same CPU (both processes
-    of a round trip on it: taskset pins lmbench3's child too)."""
-    c = str(t.cpu)
-    rows = [
-        ("syscall", ("op=getppid",), "lat_syscall", ("null",), 1.0),
-        ("syscall", ("op=write",), "lat_syscall", ("write",), 1.0),
-        ("syscall", ("op=read",), "lat_syscall", ("read",), 1.0),
-        ("syscall", ("op=stat",), "lat_syscall", ("stat", "/dev/null"), 1.0),
-        ("syscall", ("op=fstat",), "lat_syscall", ("fstat", "/dev/null"), 1.0),
-        ("signal_latency", ("op=install",), "lat_sig", ("install",), 1.0),
-        ("signal_latency", ("op=deliver",), "lat_sig", ("catch",), 1.0),
-        ("process_creation", ("op=fork_exit", "parent=small"), "lat_proc", ("fork",), 1e3),
-        ("pipe_latency", ("placement=same_cpu",), "lat_pipe", (), 1.0),
-        ("ipc_latency", ("transport=unix", "placement=same_cpu"), "lat_unix", (), 1.0),
-    ]
-    pairs = []
-    for name, params, program, args, to_us in rows:
-        pairs.append(Pair(
-            f"{name} {' '.join(params)} | lmbench3 {program} {' '.join(args)}".rstrip(), "us",
-            lambda n=name, p=params, k=to_us: t.benchlib(n, *p, f"cpu={c}")["value"] * k,
-            lambda g=program, a=args: t.lmbench_us(g, *a), "lmbench3",
-            f"benchlib run {name} " + " ".join(f"-p {p}" for p in params),
-            f"{program} -N 5 {' '.join(args)}".rstrip()))
-    return pairs
-
-
-def _ring_round_trip_us(t: Tools) -> float:
-    r = t.benchlib("context_switch", "processes=2", "process_kb=0", "placement=same_cpu",
-                   f"cpu={t.cpu}")
-    return 2 * (r["value"] + r["extras"]["overhead_us"])
-
-
-def run_rounds(pairs: list[Pair], rounds: int, rng: random.Random) -> None:
+def run_rounds(pairs: list[Pair], rounds: int, rng: random.Random, max_rounds: int | None = None) -> None:
+    """``rounds`` rounds of every pair; then, up to ``max_rounds`` in all,
+    more rounds of the bandwidth pairs whose ratio is not yet known to +-5 %
+    (a noisy host needs more of them; one that never settles is reported
+    as such)."""
     for k in range(rounds):
         t0 = time.monotonic()
-        order = pairs[:]
-        rng.shuffle(order)
-        for p in order:
-            ours_first = rng.random() < 0.5
-            if ours_first:
-                ours = p.ours()
-                theirs = p.theirs()
-            else:
-                theirs = p.theirs()
-                ours = p.ours()
-            p.values["ours"].append(ours)
-            p.values["theirs"].append(theirs)
-            p.values["first"].append("benchlib" if ours_first else p.tool)
+        measure_round(pairs, rng)
         print(f"round {k + 1}/{rounds} done ({time.monotonic() - t0:.0f} s)", flush=True)
+    k = rounds
+    while max_rounds and k < max_rounds:
+        more = [p for p in pairs if needs_more_rounds(p)]
+        if not more:
+            break
+        k += 1
+        measure_round(more, rng)
+        print(f"round {k}/{max_rounds}: {len(more)} bandwidth pairs not yet known to "
+              f"+-{100 * BANDWIDTH_REL_CI:.0f} %", flush=True)
 
 
 AGREE_BAND = (0.90, 1.10)
 
 
-def agreement(s: dict, explained: str) -> str:
-    """agree: the ratio's 95% interval inside +-10 %; otherwise
-    differ-explained where a measurement showed why, else differ-unexplained."""
+def agreement(s: dict, explained: str, variant: dict | None = None) -> str:
+    """agree: the ratio's 95% interval inside +-10 %.  Otherwise
+    differ-explained when the pair that measures benchlib with the peer's
+    definition (``variant``'s summary) agrees, or when a written explanation
+    names what each tool times; else differ-unexplained.  A bandwidth pair
+    whose interval never narrowed to +-5 % is host-unstable."""
     if s["ci_inside_band"]:
         return "agree"
+    if variant is not None and variant.get("ci_inside_band"):
+        return "differ-explained"
+    if s.get("host_unstable"):
+        return "host-unstable"
     return "differ-explained" if explained else "differ-unexplained"
 
 
-def summarise(p: Pair) -> dict:
+def summarise(p: Pair, variant: dict | None = None) -> dict:
     s = paired_ratio(p.values["ours"], p.values["theirs"], band=AGREE_BAND)
-    s["agreement"] = agreement(s, p.explained)
-    s["explained"] = p.explained
+    if p.min_rounds_rel_ci is not None:
+        s["host_unstable"] = (s["ci_high"] - s["ci_low"]) / 2 > p.min_rounds_rel_ci * s["ratio_median"]
+    s["agreement"] = agreement(s, p.explained, variant)
+    s["explained"] = p.explained or (f"with lmbench3's definition ({p.explained_by.split(' | ')[0]}): "
+                                     f"ratio {variant['ratio_median']:.3f} [{variant['ci_low']:.3f}, "
+                                     f"{variant['ci_high']:.3f}]" if variant else "")
+    walls = [w for w in p.values["ours_wall_s"] if w is not None]
+    their_walls = [w for w in p.values["theirs_wall_s"] if w is not None]
+    if walls and their_walls:
+        s["benchlib_wall_s"] = float(np.median(walls))
+        s["other_wall_s"] = float(np.median(their_walls))
+        s["wall_ratio"] = s["benchlib_wall_s"] / s["other_wall_s"]
     return {"unit": p.unit, "benchlib": p.ours_cmd, "other": p.theirs_cmd,
             "benchlib_values": p.values["ours"], "other_values": p.values["theirs"],
             "first": p.values["first"],
             "benchlib_median": float(np.median(p.values["ours"])),
             "other_median": float(np.median(p.values["theirs"])), **s}
+
+
+def summarise_all(pairs: list[Pair]) -> dict[str, dict]:
+    """Every pair's summary, the variants first (a pair's explanation reads
+    its variant's)."""
+    by_label = {p.label: p for p in pairs}
+    out: dict[str, dict] = {}
+    for p in sorted(pairs, key=lambda p: bool(p.explained_by)):
+        v = by_label.get(p.explained_by)
+        out[p.label] = summarise(p, out.get(v.label) if v else None)
+    return {p.label: out[p.label] for p in pairs}
+
+
+def plot(report: dict, path: Path) -> None:
+    """One row per pair: the ratio's median and 95 % interval, the +-10 %
+    band shaded, the machine in the title."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    rows = list(report["pairs"].items())
+    colours = {"agree": "tab:green", "differ-explained": "tab:orange",
+               "differ-unexplained": "tab:red", "host-unstable": "tab:purple"}
+    fig, ax = plt.subplots(figsize=(10, 0.32 * len(rows) + 1.5))
+    for i, (label, s) in enumerate(rows):
+        ax.errorbar(s["ratio_median"], i, xerr=[[s["ratio_median"] - s["ci_low"]],
+                                                [s["ci_high"] - s["ratio_median"]]],
+                    fmt="o", color=colours[s["agreement"]], capsize=2)
+    ax.axvspan(*AGREE_BAND, color="0.9", zorder=0)
+    ax.axvline(1, color="0.5", lw=0.8)
+    ax.set_yticks(range(len(rows)), [label for label, _ in rows], fontsize=7)
+    ax.invert_yaxis()
+    ax.set_xscale("log")
+    ax.set_xlabel("benchlib / peer (median of per-round ratios, 95 % interval); "
+                  "grey: +-10 %")
+    m = report.get("machine", {})
+    ax.set_title(f"benchlib against its peers on {m.get('cpu_model', '?')} "
+                 f"({m.get('cpus_online', '?')} CPUs, {m.get('kernel', '?')}), pinned to CPU "
+                 f"{report['cpu']}, {report['rounds']}+ rounds", fontsize=9)
+    for name, c in colours.items():
+        ax.plot([], [], "o", color=c, label=name)
+    ax.legend(fontsize=7, loc="lower right")
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
 
 
 def run_to_run(windows: int) -> list[dict]:
@@ -350,6 +243,11 @@ def main() -> int:
                     help="then windows of five back-to-back `benchlib run syscall` (run-to-run spread)")
     ap.add_argument("--lmbench", type=Path, default=None,
                     help="folder of lmbench3's programs: measure its pairs too")
+    ap.add_argument("--max-rounds", type=int, default=None,
+                    help="bandwidth pairs get more rounds, up to this many in all, until their "
+                         "ratio is known to +-5 %% (default: 3 x --rounds)")
+    ap.add_argument("--no-bandwidth", action="store_true",
+                    help="leave out likwid-bench, mbw and perf's memset")
     ap.add_argument("--out", type=Path, default=Path("results/bench"))
     args = ap.parse_args()
     if args.rounds < 2:
@@ -362,6 +260,8 @@ def main() -> int:
     try:
         tools = Tools(args.cpu, workdir, args.lmbench)
         pairs = make_pairs(tools)
+        if not args.no_bandwidth:
+            pairs += bandwidth_pairs(tools)
         if args.lmbench is not None:
             if not (args.lmbench / "lat_syscall").exists():
                 print(f"compare_perf: no lat_syscall in {args.lmbench}", file=sys.stderr)
@@ -372,7 +272,8 @@ def main() -> int:
         missing = sorted({p.tool for p in pairs if p.tool != "lmbench3" and not shutil.which(p.tool)}
                          | ({"taskset"} if not shutil.which("taskset") else set()))
         if missing:
-            print(f"compare_perf: not found: {', '.join(missing)} (apt-get install linux-perf fio)",
+            print(f"compare_perf: not found: {', '.join(missing)} (apt-get install linux-perf fio "
+                  "likwid mbw; --no-bandwidth leaves likwid-bench and mbw out)",
                   file=sys.stderr)
             return 2
         if not pairs:
@@ -381,7 +282,7 @@ def main() -> int:
         seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1 << 30)
         print(f"{len(pairs)} pairs x {args.rounds} rounds, pinned to CPU {args.cpu}, order seed {seed}",
               flush=True)
-        run_rounds(pairs, args.rounds, random.Random(seed))
+        run_rounds(pairs, args.rounds, random.Random(seed), args.max_rounds or 3 * args.rounds)
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
@@ -393,9 +294,9 @@ def main() -> int:
         shutil.rmtree(workdir, ignore_errors=True)
     report = {"rounds": args.rounds, "cpu": args.cpu, "seed": seed, "pairs": {}}
     print(f"\n{'pair':<92} {'unit':>5} {'benchlib':>10} {'other':>10}  ratio [95% CI]")
+    report["pairs"] = summarise_all(pairs)
     for p in pairs:
-        s = summarise(p)
-        report["pairs"][p.label] = s
+        s = report["pairs"][p.label]
         print(f"{p.label:<92} {p.unit:>5} {s['benchlib_median']:>10.4g} {s['other_median']:>10.4g}"
               f"  {s['ratio_median']:.3f} [{s['ci_low']:.3f}, {s['ci_high']:.3f}] {s['agreement']}")
     if args.windows > 0:
@@ -407,13 +308,22 @@ def main() -> int:
     path.write_text(json.dumps(report, indent=1))
     rows = [{"pair": k, "unit": v["unit"], "benchlib_median": v["benchlib_median"],
              "other_median": v["other_median"], "ratio": v["ratio_median"], "ci_low": v["ci_low"],
-             "ci_high": v["ci_high"], "agreement": v["agreement"], "explained": v["explained"]}
+             "ci_high": v["ci_high"], "rounds": v["rounds"], "agreement": v["agreement"],
+             "explained": v["explained"], "benchlib_wall_s": v.get("benchlib_wall_s"),
+             "other_wall_s": v.get("other_wall_s"), "wall_ratio": v.get("wall_ratio")}
             for k, v in report["pairs"].items()]
     with open(args.out / "compare_perf.csv", "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=list(rows[0]))
         w.writeheader()
         w.writerows(rows)
-    print(f"written {path} and {args.out / 'compare_perf.csv'}")
+    plot(report, args.out / "compare_perf.png")
+    counts = {a: sum(v["agreement"] == a for v in report["pairs"].values())
+              for a in ("agree", "differ-explained", "differ-unexplained", "host-unstable")}
+    timed = [v["wall_ratio"] for v in report["pairs"].values() if v.get("wall_ratio") is not None]
+    print(", ".join(f"{n} {a}" for a, n in counts.items())
+          + (f"; benchlib's +-3 % figure in at most 1/10 of lmbench3's wall time: "
+             f"{sum(w <= 0.1 for w in timed)} of {len(timed)}" if timed else ""))
+    print(f"written {path}, {args.out / 'compare_perf.csv'} and {args.out / 'compare_perf.png'}")
     return 0
 
 

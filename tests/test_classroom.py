@@ -105,3 +105,42 @@ def test_recorded_files_are_labelled_as_recorded_here():
             assert len(r["samples"]) == r["n_samples"] > 0
         conditions.add(recs[0]["machine"]["recorded_condition"])
     assert len(conditions) == len(files)  # each file a different condition
+
+
+def test_distributions_one_panel_per_benchmark_every_sample_drawn():
+    import matplotlib
+    matplotlib.use("Agg")
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    rows = [{"benchmark": b, "unit": u, "machine": m, "value": v}
+            for b, u, base in (("null system call (getppid)", "us", 0.08), ("bcopy 8 MiB", "MB/s", 1e4))
+            for m, n in (("M-b", 7), ("M-a", 5), ("M-c", 9))
+            for v in base * rng.lognormal(0, 0.1, n)]
+    fig = cl.plot_distributions(pd.DataFrame(rows), "the class set on 3 machines")
+    assert fig._suptitle.get_text() == "the class set on 3 machines"
+    assert [ax.get_xlabel() for ax in fig.axes] == ["null system call (getppid) (us)", "bcopy 8 MiB (MB/s)"]
+    for ax in fig.axes:
+        assert ax.get_xscale() == "log"
+        assert [t.get_text() for t in ax.get_yticklabels()] == ["M-a", "M-b", "M-c"]
+        points = [len(c.get_offsets()) for c in ax.collections]
+        assert points == [5, 7, 9]                           # every sample, per machine in order
+        assert len(ax.patches) == 3                          # one box per machine
+
+
+def test_against_paper_bars_the_class_in_orange():
+    import matplotlib
+    matplotlib.use("Agg")
+    from matplotlib.container import BarContainer
+
+    c = cl.CORE[0]
+    t = cl.against_paper(pd.DataFrame({"benchmark": [c.name] * 2, "machine": ["M-a", "M-b"],
+                                       "median": [0.2, 50.0]}), c)
+    fig = cl.plot_against_paper(t, c, "null call and the class")
+    ax = fig.axes[0]
+    assert ax.get_title() == "null call and the class" and ax.get_xlabel() == f"{c.name} (us; lower is better)"
+    assert [x.get_text() for x in ax.get_yticklabels()] == list(t["system"])
+    bars = [p for b in ax.containers if isinstance(b, BarContainer) for p in b]
+    orange = sorted(p.get_width() for p in bars
+                    if matplotlib.colors.to_hex(p.get_facecolor()) == matplotlib.colors.to_hex("tab:orange"))
+    assert orange == [0.2, 50.0] and len(bars) == len(t)

@@ -80,3 +80,79 @@ def test_unreadable_lmbench3_output_is_an_error():
 def test_agreement_column(ours, theirs, explained, verdict):
     s = compare_perf.paired_ratio(ours, theirs, band=compare_perf.AGREE_BAND)
     assert compare_perf.agreement(s, explained) == verdict
+
+
+# Outputs recorded on the 2-vCPU Xeon guest (2026-11-25), one per peer.
+@pytest.mark.parametrize("reader,text,value", [
+    ("lmbench_bandwidth", "67.11 11105.22\n", 11105.22),                    # bw_mem 64m rd
+    ("lmbench_bandwidth", "Pipe bandwidth: 7848.58 MB/sec\n", 7848.58),       # bw_pipe
+    ("lmbench_bandwidth", "AF_UNIX sock stream bandwidth: 2673.26 MB/sec\n", 2673.26),
+    ("likwid_bandwidth", "Cycles:\t\t\t14616750112\nTime:\t\t\t5.62e+00 sec\n"
+                         "MByte/s:\t\t5828.59\nCycles per update:\t3.56\n", 5828.59),
+    ("mbw_bandwidth", "0\tMethod: MEMCPY\tElapsed: 0.03484\tMiB: 64.00000\tCopy: 1836.969 MiB/s\n"
+                      "AVG\tMethod: MEMCPY\tElapsed: 0.03364\tMiB: 64.00000\tCopy: 1902.478 MiB/s\n",
+     1902.478 * (1 << 20) / 1e6),
+])
+def test_bandwidth_peers_are_read_in_mb_per_s(reader, text, value):
+    assert getattr(compare_perf, reader)(text) == pytest.approx(value)
+
+
+def test_lat_ctx_output_is_read_for_its_process_count():
+    text = '\n"size=16k ovr=1.21\n2 0.88\n8 1.94\n'
+    assert compare_perf.lmbench_ctx(text, 8) == 1.94
+    with pytest.raises(RuntimeError, match="4 processes"):
+        compare_perf.lmbench_ctx(text, 4)
+
+
+@pytest.mark.parametrize("reader", ["lmbench_bandwidth", "likwid_bandwidth", "mbw_bandwidth"])
+def test_unreadable_bandwidth_is_an_error(reader):
+    with pytest.raises(RuntimeError, match="cannot read"):
+        getattr(compare_perf, reader)("usage: something else\n")
+
+
+def test_a_difference_is_explained_only_by_a_variant_that_agrees():
+    """signal install differs by 13 %; measured with lmbench3's definition
+    (old_action=save) it agrees: the first pair counts as explained.  A
+    variant that differs too explains nothing."""
+    differs = compare_perf.paired_ratio([0.87, 0.86, 0.88, 0.87, 0.87], [1.0] * 5,
+                                        band=compare_perf.AGREE_BAND)
+    agrees = compare_perf.paired_ratio([1.00, 1.01, 0.99, 1.00, 1.00], [1.0] * 5,
+                                       band=compare_perf.AGREE_BAND)
+    assert compare_perf.agreement(differs, "", agrees) == "differ-explained"
+    assert compare_perf.agreement(differs, "", differs) == "differ-unexplained"
+
+
+def _pair(label, ours, theirs, explained_by="", rel_ci=None):
+    p = compare_perf.Pair(label, "us", lambda: 0.0, lambda: 0.0, "lmbench3",
+                          explained_by=explained_by, min_rounds_rel_ci=rel_ci)
+    p.values["ours"], p.values["theirs"] = list(ours), list(theirs)
+    p.values["ours_wall_s"] = [0.05] * len(ours)
+    p.values["theirs_wall_s"] = [1.0] * len(theirs)
+    return p
+
+
+def test_summaries_read_their_variant_and_wall_times():
+    base = _pair("install | lat_sig", [0.87] * 5, [1.0] * 5, explained_by="install save | lat_sig")
+    var = _pair("install save | lat_sig", [1.0, 1.01, 0.99, 1.0, 1.0], [1.0] * 5)
+    out = compare_perf.summarise_all([base, var])
+    assert list(out) == ["install | lat_sig", "install save | lat_sig"]  # the pairs' order kept
+    assert out["install | lat_sig"]["agreement"] == "differ-explained"
+    assert "install save" in out["install | lat_sig"]["explained"]
+    assert out["install | lat_sig"]["wall_ratio"] == pytest.approx(0.05)
+
+
+def test_a_bandwidth_pair_that_never_settles_says_so():
+    noisy = _pair("bw | peer", [0.6, 1.8, 0.9, 1.6, 0.7, 1.9, 1.0, 1.5], [1.0] * 8, rel_ci=0.05)
+    assert compare_perf.needs_more_rounds(noisy)
+    s = compare_perf.summarise(noisy)
+    assert s["host_unstable"] and s["agreement"] == "host-unstable"
+    steady = _pair("bw2 | peer", [1.0, 1.01, 0.99, 1.0, 1.0, 1.0], [1.0] * 6, rel_ci=0.05)
+    assert not compare_perf.needs_more_rounds(steady)
+
+
+def test_the_figure_is_written(tmp_path):
+    base = _pair("install | lat_sig", [0.87] * 5, [1.0] * 5)
+    report = {"pairs": compare_perf.summarise_all([base]), "cpu": 0, "rounds": 5,
+              "machine": {"cpu_model": "test CPU", "cpus_online": 2, "kernel": "6.x"}}
+    compare_perf.plot(report, tmp_path / "f.png")
+    assert (tmp_path / "f.png").stat().st_size > 1000

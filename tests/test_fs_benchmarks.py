@@ -20,6 +20,30 @@ def test_select_checks_its_answer_every_call():
     assert 1 <= ten.n_samples <= PROFILES["smoke"].n_samples
 
 
+@pytest.mark.parametrize("call", ["select", "poll", "epoll"])
+@pytest.mark.parametrize("full", ["no", "yes"])
+def test_waiting_on_a_thousand_pipes(call, full):
+    """select, poll and epoll over 1,000 pipes (2,000 descriptors: more than
+    the usual soft limit of 1,024, raised for the run and put back): every
+    call's answer is checked in C, and the process that measured keeps its
+    limit and holds none of the pipes afterwards."""
+    from conftest import measuring_fds, measuring_pid
+    import resource
+
+    r = benchlib.run("select_latency", pipes=1000, full=full, call=call, profile="smoke")
+    assert r.params["call"] == call and r.median > 0
+    pid = measuring_pid()
+    with open(f"/proc/{pid}/limits") as f:
+        soft = next(int(line.split()[3]) for line in f if line.startswith("Max open files"))
+    assert soft == resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+    assert len(measuring_fds()) < 100
+
+
+def test_waiting_calls_are_refused_clearly():
+    refuses("select_latency", {"pipes": 1001}, "pipes")
+    refuses("select_latency", {"call": "kqueue"}, "select, poll")
+
+
 @pytest.mark.parametrize("name,params", [
     ("open_close_latency", {"path": "a/b/c/foo"}),
     ("fs_create_delete", {"file_bytes": "10k", "fsync": "yes"}),

@@ -19,12 +19,26 @@ def _positive(r, unit):
     assert all(x > 0 for x in r.samples), r.samples
 
 
-@pytest.mark.parametrize("op", ["install", "deliver"])
-def test_signal_latency(op):
+@pytest.mark.parametrize("op,variant", [
+    ("install", {}), ("deliver", {}),
+    # lmbench3's definitions, offered as parameters (docs/peers.md)
+    ("install", {"old_action": "save"}), ("deliver", {"sender": "kill"}),
+    ("deliver", {"sender": "kill", "minus_send": "yes"}),
+])
+def test_signal_latency(op, variant):
     before = signal.getsignal(signal.SIGUSR1)
-    r = harness.run("signal_latency", op=op, profile="smoke")
+    r = harness.run("signal_latency", op=op, profile="smoke", **variant)
     _positive(r, "us")
+    assert {k: r.params[k] for k in variant} == variant
     assert signal.getsignal(signal.SIGUSR1) == before  # the old handler is back
+    # only minus_send subtracts anything (the cost of sending signal 0)
+    assert (r.overhead_ns > 0) == (variant.get("minus_send") == "yes")
+
+
+def test_fork_exit_through_libc_exit():
+    r = harness.run("process_creation", op="fork_exit", child_exit="exit", profile="smoke")
+    _positive(r, "ms")
+    assert r.params["child_exit"] == "exit"
 
 
 def test_tiny_program_exists_and_exits_zero():
@@ -108,6 +122,10 @@ def test_overhead_grows_with_array():
     ("process_creation", {"op": "vfork"}, "op"),
     ("process_creation", {"parent": "init"}, "parent"),
     ("signal_latency", {"op": "raise"}, "op"),
+    ("signal_latency", {"op": "deliver", "old_action": "save"}, "install only"),
+    ("signal_latency", {"op": "install", "sender": "kill"}, "deliver only"),
+    ("signal_latency", {"op": "install", "minus_send": "yes"}, "deliver only"),
+    ("process_creation", {"op": "fork_exec_exit", "child_exit": "exit"}, "fork_exit only"),
 ])
 def test_bad_parameters(name, params, match):
     with pytest.raises(BenchlibError, match=match):

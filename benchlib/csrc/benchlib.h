@@ -96,10 +96,11 @@ int bl_pipe_self(const bl_opts *o, double *ns, double *ticks, bl_info *info);
 int bl_yield_switch(const bl_opts *o, double *child_per_parent, double *ns, double *ticks,
                     bl_info *info);
 
-/* ipc.c: select() with a zero timeout over `pipes` pipes, empty (full 0)
- * or each holding one byte (full 1).  One iteration is one select. */
-int bl_select_latency(int pipes, int full, const bl_opts *o, double *ns, double *ticks,
-                      bl_info *info);
+/* ipc.c: select() (call 0), poll() (1) or epoll_wait() (2) with a zero
+ * timeout over `pipes` pipes (1-1000), empty (full 0) or each holding one
+ * byte (full 1).  One iteration is one call. */
+int bl_select_latency(int pipes, int full, int call, const bl_opts *o, double *ns,
+                      double *ticks, bl_info *info);
 
 /* fs.c: every call works in a fresh mkdtemp directory inside `directory`
  * and removes it.  open_close: open+close of "foo" (depth 1) or
@@ -246,6 +247,10 @@ int bl_ipc_bandwidth(int transport, size_t transfer_bytes, int buffer_bytes, con
  * handler run (the handler counts; the loop checks the count).  One
  * iteration is one call / one signal delivered and handled. */
 enum { BL_SIGNAL_INSTALL = 0, BL_SIGNAL_DELIVER = 1 };
+/* Flags or-ed into op: install also returns the old action; deliver sends
+ * with kill() to the process (not tgkill() to this thread); deliver less
+ * the cost of sending signal 0 (lmbench3's "signal handler overhead"). */
+enum { BL_SIGNAL_SAVE_OLD = 0x100, BL_SIGNAL_KILL = 0x200, BL_SIGNAL_MINUS_SEND = 0x400 };
 int bl_signal_latency(int op, const bl_opts *o, double *ns, double *ticks, bl_info *info);
 
 /* proc.c: one iteration is one process, fork to waitpid.
@@ -254,6 +259,9 @@ int bl_signal_latency(int op, const bl_opts *o, double *ns, double *ticks, bl_in
  * BL_PROCESS_FORK_SH_EXIT: it execs /bin/sh -c with program's bare name, the
  * program's directory appended to PATH. */
 enum { BL_PROCESS_FORK_EXIT = 0, BL_PROCESS_FORK_EXEC_EXIT = 1, BL_PROCESS_FORK_SH_EXIT = 2 };
+/* Or-ed into op (fork_exit only): the child leaves with libc's exit()
+ * (atexit handlers, stdio flushed) instead of _exit(), as lmbench3 does. */
+enum { BL_PROCESS_LIBC_EXIT = 0x100 };
 int bl_process_creation(int op, const char *program, const bl_opts *o, double *ns,
                         double *ticks, bl_info *info);
 

@@ -45,15 +45,43 @@ static void on_sigusr1(int sig) { sig_count++; }
 typedef struct {
     struct sigaction sa;
     pid_t pid, tid;
+    int flags; /* BL_SIGNAL_SAVE_OLD, BL_SIGNAL_KILL */
 } sig_ctx;
 
-/* One sigaction call installing the handler. */
+/* One sigaction call installing the handler; with BL_SIGNAL_SAVE_OLD it
+ * also hands back the previous action (the kernel copies it out), as
+ * lmbench3's lat_sig install does. */
 static int install_body(void *ctx, int64_t iters)
 {
     sig_ctx *c = ctx;
+    struct sigaction old;
+    struct sigaction *keep = (c->flags & BL_SIGNAL_SAVE_OLD) ? &old : NULL;
     for (int64_t i = 0; i < iters; i++) {
-        if (sigaction(SIGUSR1, &c->sa, NULL) != 0)
+        if (sigaction(SIGUSR1, &c->sa, keep) != 0)
             return bl_sys_error("sigaction");
+    }
+    if (keep)
+        BL_KEEP(old.sa_flags);
+    return BL_OK;
+}
+
+/* Send signal `sig` the way the flags say: tgkill to this thread, or kill
+ * to this process (BL_SIGNAL_KILL, as lmbench3 does). */
+static inline int send_sig(const sig_ctx *c, int sig)
+{
+    return (c->flags & BL_SIGNAL_KILL) ? kill(c->pid, sig)
+                                       : (int)syscall(SYS_tgkill, c->pid, c->tid, sig);
+}
+
+/* The send alone: signal 0 (a permission check, no signal).  With
+ * BL_SIGNAL_MINUS_SEND it is the overhead subtracted from each delivery,
+ * as lmbench3's "signal handler overhead" subtracts kill(me, 0). */
+static int send_zero_body(void *ctx, int64_t iters)
+{
+    sig_ctx *c = ctx;
+    for (int64_t i = 0; i < iters; i++) {
+        if (send_sig(c, 0) != 0)
+            return bl_sys_error("kill(0)");
     }
     return BL_OK;
 }
@@ -68,8 +96,8 @@ static int deliver_body(void *ctx, int64_t iters)
     sig_ctx *c = ctx;
     for (int64_t i = 0; i < iters; i++) {
         sig_atomic_t want = sig_count + 1;
-        if (syscall(SYS_tgkill, c->pid, c->tid, SIGUSR1) != 0)
-            return bl_sys_error("tgkill");
+        if (send_sig(c, SIGUSR1) != 0)
+            return bl_sys_error((c->flags & BL_SIGNAL_KILL) ? "kill" : "tgkill");
         if (sig_count != want) {
             bl_set_error("SIGUSR1 was sent but its handler did not run");
             return BL_ESYS;
@@ -80,12 +108,17 @@ static int deliver_body(void *ctx, int64_t iters)
 
 int bl_signal_latency(int op, const bl_opts *o, double *ns, double *ticks, bl_info *info)
 {
-    if (op != BL_SIGNAL_INSTALL && op != BL_SIGNAL_DELIVER) {
-        bl_set_error("signal_latency: unknown op %d (0 install, 1 deliver)", op);
+    int flags = op & ~0xff;
+    op &= 0xff;
+    if ((op != BL_SIGNAL_INSTALL && op != BL_SIGNAL_DELIVER)
+        || (flags & ~(BL_SIGNAL_SAVE_OLD | BL_SIGNAL_KILL | BL_SIGNAL_MINUS_SEND))) {
+        bl_set_error("signal_latency: unknown op %d or flags 0x%x (0 install, 1 deliver)", op,
+                     flags);
         return BL_EINVAL;
     }
     sig_ctx c;
     memset(&c, 0, sizeof c);
+    c.flags = flags;
     c.sa.sa_handler = on_sigusr1;
     sigemptyset(&c.sa.sa_mask);
     c.sa.sa_flags = SA_RESTART;
@@ -104,8 +137,10 @@ int bl_signal_latency(int op, const bl_opts *o, double *ns, double *ticks, bl_in
         return rc;
     }
     info->helper_cpu = -1;
-    int rc = bl_measure(op == BL_SIGNAL_INSTALL ? install_body : deliver_body, NULL, &c, o, ns,
-                        ticks, info);
+    bl_body_fn overhead = (op == BL_SIGNAL_DELIVER && (flags & BL_SIGNAL_MINUS_SEND))
+                              ? send_zero_body : NULL;
+    int rc = bl_measure(op == BL_SIGNAL_INSTALL ? install_body : deliver_body, overhead, &c, o,
+                        ns, ticks, info);
     sigprocmask(SIG_SETMASK, &oldmask, NULL);
     sigaction(SIGUSR1, &old, NULL);
     return rc;
@@ -118,6 +153,7 @@ typedef struct {
     const char *program;    /* exec and sh: the tiny program's absolute path */
     char *const *argv;      /* exec and sh: what the child execs */
     char *const *envp;
+    int libc_exit;          /* fork+exit: the child calls exit(), not _exit() */
 } fork_ctx;
 
 /* The child: out of the terminal's Ctrl-C (the parent alone decides when to
@@ -125,8 +161,11 @@ typedef struct {
 static void fork_child(const fork_ctx *c)
 {
     signal(SIGINT, SIG_IGN);
-    if (c->op == BL_PROCESS_FORK_EXIT)
+    if (c->op == BL_PROCESS_FORK_EXIT) {
+        if (c->libc_exit)
+            exit(0); /* atexit handlers and stdio flushed, as lmbench3's lat_proc child does */
         _exit(0);
+    }
     execve(c->argv[0], c->argv, c->envp);
     _exit(127);
 }
@@ -178,6 +217,8 @@ static int fork_body(void *ctx, int64_t iters)
 int bl_process_creation(int op, const char *program, const bl_opts *o, double *ns,
                         double *ticks, bl_info *info)
 {
+    int libc_exit = (op & BL_PROCESS_LIBC_EXIT) != 0;
+    op &= ~BL_PROCESS_LIBC_EXIT;
     if (op < BL_PROCESS_FORK_EXIT || op > BL_PROCESS_FORK_SH_EXIT) {
         bl_set_error("process_creation: unknown op %d (0 fork_exit, 1 fork_exec_exit, "
                      "2 fork_sh_exit)", op);
@@ -192,7 +233,7 @@ int bl_process_creation(int op, const char *program, const bl_opts *o, double *n
         return BL_EINVAL;
     }
 
-    fork_ctx c = {op, program, NULL, environ};
+    fork_ctx c = {op, program, NULL, environ, libc_exit};
     char *argv_exec[2] = {(char *)program, NULL};
     char *argv_sh[4] = {"/bin/sh", "-c", NULL, NULL};
     char **envp = NULL;

@@ -5,7 +5,7 @@
  * so a fork from the Python interpreter (tens of MB, hundreds of mappings)
  * costs far more than one from the small C program the paper timed.  With
  * parent=small, benchlib compiles this file with proc.c, timing.c and
- * cpu.c (the same timing core and loops as the library) into a per-user
+ * add_chain.c (the same timing core and loops as the library) into a per-user
  * cache directory and runs it; it writes what the library call would have
  * filled in, as text, to stdout:
  *

@@ -195,34 +195,37 @@ def against_paper(class_df: pd.DataFrame, c: Comparison) -> pd.DataFrame:
 
 
 def plot_distributions(samples: pd.DataFrame, title: str):
-    """One panel per benchmark: each machine's samples as a box, log scale."""
-    import matplotlib.pyplot as plt
+    """One panel per benchmark: each machine's samples as a box (seaborn's
+    ``boxplot``, whiskers at 1.5 IQR) with every sample over it as a point
+    (``stripplot``), log scale; the panel's axis names the benchmark and unit."""
+    import seaborn as sns
 
     benches = list(dict.fromkeys(samples["benchmark"]))
-    fig, axes = plt.subplots(len(benches), 1, figsize=(8, 2.2 * len(benches) + 0.6), squeeze=False)
-    for ax, b in zip(axes[:, 0], benches):
-        s = samples[samples["benchmark"] == b]
-        machines = sorted(s["machine"].unique())
-        ax.boxplot([s.loc[s["machine"] == m, "value"] for m in machines], vert=False,
-                   showfliers=True)
-        ax.set_yticks(range(1, len(machines) + 1), machines)
-        ax.set_xscale("log")
-        ax.set_xlabel(f"{b} ({s['unit'].iloc[0]})")
-    fig.suptitle(title)
-    fig.tight_layout()
-    return fig
+    machines = sorted(samples["machine"].unique())
+    g = sns.catplot(samples, kind="box", x="value", y="machine", row="benchmark", row_order=benches,
+                    order=machines, log_scale=True, showfliers=False, color="0.85", linecolor="0.2",
+                    sharex=False, height=2.2, aspect=8 / 2.2)
+    g.map_dataframe(sns.stripplot, x="value", y="machine", order=machines, color="C0", size=3,
+                    alpha=0.6, jitter=0.15)
+    g.set_titles("")
+    for b, ax in g.axes_dict.items():
+        ax.set_xlabel(f"{b} ({samples.loc[samples['benchmark'] == b, 'unit'].iloc[0]})")
+        ax.set_ylabel("")
+        ax.tick_params(labelbottom=True)
+    g.figure.suptitle(title)
+    g.figure.tight_layout()
+    return g.figure
 
 
 def plot_against_paper(table: pd.DataFrame, c: Comparison, title: str):
     """Horizontal bars, the class's machines in colour among the paper's systems."""
     import matplotlib.pyplot as plt
 
+    from benchlib.report.figures import bars
+
     fig, ax = plt.subplots(figsize=(8, 0.28 * len(table) + 1.2))
-    colors = ["tab:orange" if s == "class" else "tab:gray" for s in table["source"]]
-    ax.barh(range(len(table)), table[c.unit], color=colors)
-    ax.set_yticks(range(len(table)), table["system"], fontsize=7)
-    ax.invert_yaxis()
-    ax.set_xscale("log")
+    bars(ax, table, "system", c.unit, highlight="class", colour="tab:orange")
+    ax.tick_params(axis="y", labelsize=7)
     ax.set_xlabel(f"{c.name} ({c.unit}; {'higher' if c.higher_is_better else 'lower'} is better)")
     ax.set_title(title, fontsize=9)
     fig.tight_layout()

@@ -1,14 +1,18 @@
 """Figures shared by the notebooks: units on the axes, the machine named in
-the title, this machine's rows highlighted, PNG (and SVG) written."""
+the title, this machine's rows highlighted, PNG (and SVG) written.  The
+statistical ones are drawn with seaborn (a paper table's bars with this
+machine's intervals, facets of a sample); the intervals drawn are those
+``benchlib.stats`` computed, never seaborn's own."""
 from __future__ import annotations
 
-from pathlib import Path
-
 import math
+from pathlib import Path
 
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
+import seaborn as sns
+from matplotlib.ticker import FuncFormatter
 
 from benchlib.stats import intervals as iv
 
@@ -24,34 +28,45 @@ def machine_label(info: dict) -> str:
     return f"{cpu}, {info.get('cpus_online')} CPUs, Linux {info.get('kernel', '?').split('-')[0]}{vm}"
 
 
-def _error_bars(ax, df: pd.DataFrame, value: str, y, source: str = "source"):
-    """Black 95% interval bars on this machine's bars, where ``df`` has
-    ``value``'s interval columns (``benchlib.stats.intervals``)."""
+def _interval_bars(ax, df: pd.DataFrame, value: str, y, source: str = "source"):
+    """Black 95% interval bars on this machine's bars: the intervals
+    ``benchlib.stats`` computed, read from ``value``'s interval columns
+    (``benchlib.stats.intervals``), never re-estimated here."""
     if value + iv.LO not in df.columns:
         return
     v, lo, hi = (df[c].to_numpy(dtype=float) for c in (value, value + iv.LO, value + iv.HI))
-    ok = [i for i in range(len(df)) if df[source].iloc[i] == "this machine"
-          and not math.isnan(lo[i]) and not math.isnan(hi[i])]
-    if ok:
-        ax.errorbar(v[ok], [y[i] for i in ok], xerr=[v[ok] - lo[ok], hi[ok] - v[ok]], fmt="none",
+    ok = (df[source] == "this machine").to_numpy() & ~np.isnan(lo) & ~np.isnan(hi)
+    if ok.any():
+        ax.errorbar(v[ok], y[ok], xerr=[v[ok] - lo[ok], hi[ok] - v[ok]], fmt="none",
                     ecolor="black", capsize=3, lw=1)
+
+
+def bars(ax, df: pd.DataFrame, label: str, value: str, source: str = "source",
+         highlight: str = "this machine", colour: str = HIGHLIGHT, log: bool = True):
+    """One horizontal bar per row of ``df`` in its order (seaborn's
+    ``barplot`` with no estimate of its own: each bar is one row's figure),
+    the rows whose ``source`` is ``highlight`` in ``colour`` and the others
+    grey, with this machine's 95% intervals where the table carries them."""
+    y = np.arange(len(df))
+    who = np.where(df[source] == highlight, highlight, "other")
+    sns.barplot(x=df[value].to_numpy(dtype=float), y=y, hue=who, order=y, orient="h",
+                palette={highlight: colour, "other": PAPER}, dodge=False, errorbar=None,
+                saturation=1, legend=False, ax=ax)
+    ax.set_yticks(y, df[label].fillna("(configuration lost)"))
+    _interval_bars(ax, df, value, y, source)
+    if log:
+        ax.set_xscale("log")
+    ax.grid(axis="x", which="both", alpha=0.3)
+    return ax
 
 
 def bar_table(ax, df: pd.DataFrame, label: str, value: str, unit: str, title: str,
               log: bool = True, source: str = "source"):
     """Horizontal bars of a paper table, this machine's rows in red (with
     their 95% intervals where the table carries them)."""
-    colors = [HIGHLIGHT if s == "this machine" else PAPER for s in df[source]]
-    y = list(range(len(df)))
-    ax.barh(y, df[value], color=colors)
-    ax.set_yticks(y, df[label])
-    _error_bars(ax, df, value, y, source)
-    ax.invert_yaxis()
-    if log:
-        ax.set_xscale("log")
+    bars(ax, df, label, value, source, log=log)
     ax.set_xlabel(f"{value} ({unit})")
     ax.set_title(title)
-    ax.grid(axis="x", which="both", alpha=0.3)
     return ax
 
 
@@ -129,8 +144,6 @@ def interval_styler(df: pd.DataFrame, formats: dict | None = None, precision: in
 def plain_log_axis(ax, axis: str = "y"):
     """A log axis labelled 2, 5, 10, 20 ... rather than in powers of ten
     (minor ticks labelled at 2 and 5 of each decade only)."""
-    import numpy as np
-    from matplotlib.ticker import FuncFormatter
     plain = FuncFormatter(lambda v, _: f"{v:g}")
     minor = FuncFormatter(lambda v, _: f"{v:g}" if v > 0 and
                           round(v / 10 ** np.floor(np.log10(v))) in (2, 5) else "")
@@ -143,7 +156,6 @@ def plain_log_axis(ax, axis: str = "y"):
 def size_ticks(ax, sizes, zero_at=None):
     """x ticks at the sizes measured (bytes; the axis is in KiB), labelled
     0, 512, 1k, 64k ...; a size 0 is drawn at ``zero_at`` bytes."""
-    from matplotlib.ticker import FuncFormatter
     pos = [(s if s else zero_at) / 1024 for s in sizes]
     ax.set_xticks(pos, ["0" if s == 0 else f"{s // 1024}k" if s % 1024 == 0 else str(s)
                         for s in sizes])
@@ -163,7 +175,6 @@ def save_figure(fig, output_dir: str | Path, stem: str, svg: bool = True) -> lis
 
 def _size_axis(ax, sizes):
     """log2 size axis labelled in B/KiB/MiB."""
-    import math
     ax.set_xscale("log", base=2)
     lo, hi = math.floor(math.log2(min(sizes))), math.ceil(math.log2(max(sizes)))
     ticks = [2 ** k for k in range(lo, hi + 1, 2)]
@@ -247,18 +258,9 @@ def table_bars(df: pd.DataFrame, columns: dict[str, str], title: str, label: str
     their 95% intervals where the table carries them."""
     fig, axes = plt.subplots(1, len(columns), figsize=(width * len(columns), 0.32 * len(df) + 1.6),
                              squeeze=False)
-    names = df[label].fillna("(configuration lost)")
-    y = list(range(len(df)))
     for ax, (col, axis_label) in zip(axes[0], columns.items()):
-        colors = [HIGHLIGHT if s == "this machine" else PAPER for s in df["source"]]
-        ax.barh(y, df[col], color=colors)
-        ax.set_yticks(y, names)
-        _error_bars(ax, df, col, y)
-        ax.invert_yaxis()
-        if log:
-            ax.set_xscale("log")
+        bars(ax, df, label, col, log=log)
         ax.set_xlabel(axis_label)
-        ax.grid(axis="x", which="both", alpha=0.3)
     for ax in axes[0][1:]:
         ax.tick_params(labelleft=False)
     fig.suptitle(title, fontsize=11)
@@ -283,7 +285,6 @@ def figure1_plot(fig1: pd.DataFrame, rating_range: tuple[float, float] | None = 
         r = ours.iloc[0]
         if rating_range:
             # every MIPS-relative speed scales as 1/rating, and so does their geometric mean
-            import numpy as np
             x = np.geomspace(*rating_range, 50)
             ax.plot(x, r["geometric_mean"] * r["mips"] / x, color=HIGHLIGHT, alpha=0.5, lw=3,
                     label="this machine at the other ratings supported")
@@ -335,7 +336,7 @@ def _io_axis(ax, param: str):
     ax.set_xlabel(_PARAM_LABEL[param] + (" (bytes, log scale)" if param in _LOG_AXES else ""))
     if param in _LOG_AXES:
         ax.set_xscale("log", base=2)
-        ax.xaxis.set_major_formatter(plt.FuncFormatter(lambda v, _: _fmt_bytes(v)))
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: _fmt_bytes(v)))
     ax.set_ylabel("throughput (MB/s)")
     ax.grid(alpha=0.3, which="both")
 
@@ -437,18 +438,20 @@ def prediction_scatter(df: pd.DataFrame, constants: dict, title: str = ""):
 
 def error_by_parameter(df: pd.DataFrame, title: str = ""):
     """Prediction error of each random workload against each parameter
-    (the paper's Figure 13)."""
+    (the paper's Figure 13): one seaborn ``relplot`` panel per parameter."""
     from benchlib.analysis.self_scaling_model import PARAMS, relative_error
     err = 100 * relative_error(df["predicted_mb_s"], df["mb_s"])
-    fig, axes = plt.subplots(1, 5, figsize=(16, 3.2), sharey=True)
-    for ax, p in zip(axes, PARAMS):
-        ax.scatter(df[p], err, color=HIGHLIGHT, s=14)
+    long = df[list(PARAMS)].assign(error=err).melt(id_vars="error", var_name="parameter")
+    g = sns.relplot(long, x="value", y="error", col="parameter", col_order=PARAMS, color=HIGHLIGHT,
+                    s=14, height=3.2, aspect=16 / 5 / 3.2, facet_kws={"sharex": False})
+    g.set_titles("")
+    for p, ax in g.axes_dict.items():
         _io_axis(ax, p)
         ax.set_ylabel("prediction error (%)" if p == PARAMS[0] else "")
     if title:
-        fig.suptitle(title)
-    fig.tight_layout()
-    return fig
+        g.figure.suptitle(title)
+    g.tight_layout()
+    return g.figure
 
 
 # ------------------------------------------------ the memory hierarchy's models

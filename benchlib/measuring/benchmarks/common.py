@@ -30,10 +30,11 @@ def _ffi():
 
 def ops(prefix: str) -> dict[str, int]:
     """The C enum ``BL_<PREFIX>_*`` as {lower-case name: value}, in value
-    order: benchlib.h is the one place an op's number is written."""
+    order: benchlib.h is the one place an op's number is written.  Values
+    from 0x100 up are flags or-ed into an op, not ops."""
     lib = _lib()
     found = {name[len(prefix):].lower(): getattr(lib, name)
-             for name in dir(lib) if name.startswith(prefix)}
+             for name in dir(lib) if name.startswith(prefix) and getattr(lib, name) < 0x100}
     return dict(sorted(found.items(), key=lambda kv: kv[1]))
 
 

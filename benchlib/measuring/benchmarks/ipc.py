@@ -69,15 +69,24 @@ register(Benchmark(
 
 # ---------------------------------------------------------------- select
 
+_WAIT_CALLS = ("select", "poll", "epoll")
+
 register(Benchmark(
     name="select_latency",
-    description="select() with a zero timeout over pipes that are empty or each hold a byte",
+    description="select(), poll() or epoll_wait() with a zero timeout over pipes that are "
+                "empty or each hold a byte",
     unit="us",
-    params=(Param("pipes", "int", 10, "pipes in the set", min=1, max=64),
+    counts="one call over every pipe; select rebuilds its fd_set each call, poll reuses its "
+           "array, epoll's interest set is built before the loop (its cost does not grow "
+           "with the pipes that are not ready)",
+    params=(Param("pipes", "int", 10, "pipes in the set (each a descriptor to wait on; "
+                  "select only below FD_SETSIZE, 1024)", min=1, max=1000),
             Param("full", "choice", "no", "whether every pipe holds data", choices=("no", "yes")),
+            Param("call", "choice", "select", "the waiting call: select, poll or epoll "
+                  "(epoll_wait)", choices=_WAIT_CALLS),
             CPU),
     measure=lambda p, o, ns, tk, info: no_extras(_lib().bl_select_latency(
-        p["pipes"], p["full"] == "yes", o, ns, tk, info)),
+        p["pipes"], p["full"] == "yes", _WAIT_CALLS.index(p["call"]), o, ns, tk, info)),
     to_unit=_us,
     check=_check_cpu_param,
 ))

@@ -9,8 +9,8 @@ import subprocess
 
 from benchlib.errors import BenchlibError, MeasurementError
 from benchlib.measuring.registry import Benchmark, Param, register
-from benchlib.measuring.benchmarks.common import (CPU, _check_cpu, _check_cpu_param, _ffi, _lib, _pinned_cpu, _us, call_with_op,
-                     op_choice, ops)
+from benchlib.measuring.benchmarks.common import (CPU, _check_cpu, _check_cpu_param, _ffi, _lib, _pinned_cpu, _us,
+                     no_extras, op_choice, ops)
 from benchlib.measuring.benchmarks.compiler_cache import proc_runner, tiny_program
 
 
@@ -18,17 +18,51 @@ from benchlib.measuring.benchmarks.compiler_cache import proc_runner, tiny_progr
 
 SIGNAL_OP, _SIGNAL_OPS = op_choice("BL_SIGNAL_", "install: sigaction; deliver: send and handle")
 
+def _check_signal(p: dict) -> None:
+    _check_cpu_param(p)
+    if p["op"] != "install" and p["old_action"] != "discard":
+        raise BenchlibError("old_action applies to op=install only")
+    if p["op"] != "deliver" and (p["sender"] != "tgkill" or p["minus_send"] != "no"):
+        raise BenchlibError("sender and minus_send apply to op=deliver only")
+
+
+def _measure_signal(p, o, ns, tk, info):
+    lib = _lib()
+    op = _SIGNAL_OPS[p["op"]]
+    op |= lib.BL_SIGNAL_SAVE_OLD if p["old_action"] == "save" else 0
+    op |= lib.BL_SIGNAL_KILL if p["sender"] == "kill" else 0
+    if p["minus_send"] == "yes":
+        op |= lib.BL_SIGNAL_MINUS_SEND
+        o.subtract_overhead = 1
+    return no_extras(lib.bl_signal_latency(op, o, ns, tk, info))
+
+
 register(Benchmark(
     name="signal_latency",
     description="Signal handling: install a SIGUSR1 handler with sigaction, or send SIGUSR1 to "
                 "this process and run its handler (no context switch)",
     unit="us",
     counts="op=install: one sigaction call; op=deliver: one signal sent (tgkill to this thread) "
-           "and its handler run, checked by the handler's counter",
-    params=(SIGNAL_OP, CPU),
-    measure=call_with_op("bl_signal_latency", _SIGNAL_OPS),
+           "and its handler run, checked by the handler's counter.  lmbench3's lat_sig differs "
+           "in three ways, each a parameter here: its install also returns the old action "
+           "(old_action=save), it sends with kill() to the process (sender=kill), and its "
+           "'signal handler overhead' is the delivery less a kill(me, 0) (minus_send=yes)",
+    params=(SIGNAL_OP,
+            Param("old_action", "choice", "discard",
+                  "op=install: discard (sigaction's third argument NULL) or save the previous "
+                  "action (the kernel copies it out, as lmbench3 does)",
+                  choices=("discard", "save")),
+            Param("sender", "choice", "tgkill",
+                  "op=deliver: tgkill() to this thread, or kill() to this process (lmbench3)",
+                  choices=("tgkill", "kill")),
+            Param("minus_send", "choice", "no",
+                  "op=deliver: yes subtracts the cost of sending signal 0 (a permission check, "
+                  "no signal) from each delivery, as lmbench3 reports",
+                  choices=("no", "yes")),
+            CPU),
+    measure=_measure_signal,
     to_unit=_us,
-    check=_check_cpu_param,
+    check=_check_signal,
 ))
 
 
@@ -95,9 +129,15 @@ def _run_small_parent(op: int, program: str, o, ns, tk, info) -> int:
     return rc
 
 
+def _check_process(p: dict) -> None:
+    _check_cpu_param(p)
+    if p["op"] != "fork_exit" and p["child_exit"] != "_exit":
+        raise BenchlibError("child_exit applies to op=fork_exit only (the other children exec)")
+
+
 def _measure_process(p, o, ns, tk, info):
     program = tiny_program() if p["op"] != "fork_exit" else ""
-    op = _PROCESS_OPS[p["op"]]
+    op = _PROCESS_OPS[p["op"]] | (_lib().BL_PROCESS_LIBC_EXIT if p["child_exit"] == "exit" else 0)
     if p["parent"] == "small":
         extras = {"parent": "proc_runner (a small C process)"}
         rc = _run_small_parent(op, program, o, ns, tk, info)
@@ -126,10 +166,15 @@ register(Benchmark(
             Param("parent", "choice", "small",
                   "small: the forking process is a small C program (the paper's case); "
                   "interpreter: benchlib's Python measuring process, with all its memory",
-                  choices=("small", "interpreter")), CPU),
+                  choices=("small", "interpreter")),
+            Param("child_exit", "choice", "_exit",
+                  "op=fork_exit: the child leaves with _exit() (no libc clean-up) or exit() "
+                  "(atexit handlers and stdio flushed, as lmbench3's lat_proc does; each page "
+                  "it touches is a copy-on-write fault)", choices=("_exit", "exit")),
+            CPU),
     measure=_measure_process,
     to_unit=lambda ns, p: ns / 1e6,
-    check=_check_cpu_param,
+    check=_check_process,
 ))
 
 

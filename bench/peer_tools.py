@@ -1,0 +1,425 @@
+"""The peers of bench/compare_perf.py: how each tool is run and read, and the
+pairs (benchlib's command beside the peer's).  Output readers are pure
+functions of recorded text (tests/test_compare_perf.py)."""
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+
+BENCHLIB = [sys.executable, "-m", "benchlib.cli"]
+MiB = 1 << 20
+FIO_FILE_BYTES = 64 * MiB
+ALIGN = 4096  # io_workload's offset alignment and O_DIRECT size rounding
+
+
+@dataclass
+class Pair:
+    label: str
+    unit: str
+    ours: Callable[[], float]
+    theirs: Callable[[], float]
+    tool: str  # perf, fio or lmbench3
+    ours_cmd: str = ""
+    theirs_cmd: str = ""
+    explained: str = ""  # what each tool times differently
+    # the label of the pair that measures benchlib with the peer's definition:
+    # this pair's difference counts as explained only when that one agrees
+    explained_by: str = ""
+    min_rounds_rel_ci: float | None = None  # bandwidth: rounds until the ratio is known this well
+    values: dict = field(default_factory=lambda: {"ours": [], "theirs": [], "first": [],
+                                                  "ours_wall_s": [], "theirs_wall_s": []})
+
+
+class Tools:
+    """The commands, all under one `taskset -c CPU`."""
+
+    def __init__(self, cpu: int, workdir: Path, lmbench: Path | None = None):
+        self.cpu, self.workdir, self.lmbench = cpu, workdir, lmbench
+        self.pin = ["taskset", "-c", str(cpu)]
+
+    def lmbench_us(self, program: str, *args: str) -> float:
+        """lmbench3's "<what>: <x> microseconds" line (it prints to stderr)."""
+        p = subprocess.run(self.pin + [str(self.lmbench / program), "-N", "5", *args],
+                           capture_output=True, text=True, check=True)
+        return lmbench_microseconds(p.stderr + p.stdout)
+
+    @staticmethod
+    def timed(f: Callable[[], float]) -> tuple[float, float]:
+        t0 = time.monotonic()
+        v = f()
+        return v, time.monotonic() - t0
+
+    def benchlib_timed(self, name: str, *params: str, scale: float = 1.0) -> tuple[float, float]:
+        """benchlib's figure with adaptive sampling to +-3 %, and the time the
+        measurement took (the worker's wall time, from its diagnostics: what
+        the harness compares with the peer's whole run)."""
+        args = [*BENCHLIB, "run", name, "--json", "--target-ci", str(TARGET_REL_CI)]
+        for p in params:
+            args += ["-p", p]
+        r = json.loads(self.run(args).splitlines()[-1])
+        return r["value"] * scale, r["diagnostics"]["wall_s"]
+
+    def lmbench_us_in(self, program: str, *args: str) -> float:
+        """lat_syscall open runs in the work folder, where foo is."""
+        return lmbench_microseconds(self.lmbench_out(program, *args, cwd=self.workdir))
+
+    def lmbench_file_mb_s(self, program: str, path: Path, *args: str) -> float:
+        if program.startswith(("bw_file", "bw_mmap")) and not path.exists():
+            with open(path, "wb") as f:
+                f.write(b"\0" * (64 * MiB))
+            subprocess.run(["cat", str(path)], stdout=subprocess.DEVNULL, check=True)  # cached
+        return self.lmbench_mb_s(program, *args)
+
+    def lmbench_out(self, program: str, *args: str, cwd: Path | None = None) -> str:
+        p = subprocess.run(self.pin + [str(self.lmbench / program), "-N", "5", *args],
+                           capture_output=True, text=True, check=True, cwd=cwd)
+        return p.stderr + p.stdout
+
+    def lmbench_mb_s(self, program: str, *args: str) -> float:
+        """bw_mem / bw_file_rd / bw_mmap_rd ("<size MB> <MB/s>") or bw_pipe /
+        bw_unix ("...: <x> MB/sec"); lmbench3's MB is 10^6 bytes here."""
+        return lmbench_bandwidth(self.lmbench_out(program, *args))
+
+    def lmbench_ctx_us(self, kb: int, processes: int) -> float:
+        return lmbench_ctx(self.lmbench_out("lat_ctx", "-s", str(kb), str(processes)), processes)
+
+    def likwid_mb_s(self, test: str, size: str) -> float:
+        return likwid_bandwidth(self.run(["likwid-bench", "-t", test, "-w", f"S0:{size}:1",
+                                          "-s", "0.3"]))
+
+    def mbw_mb_s(self, mib: int) -> float:
+        return mbw_bandwidth(self.run(["mbw", "-q", "-n", "5", "-t0", str(mib)]))
+
+    def run(self, cmd: list[str], cwd: Path | None = None) -> str:
+        return subprocess.run(self.pin + cmd, check=True, capture_output=True, text=True,
+                              cwd=cwd).stdout
+
+    def benchlib(self, name: str, *params: str) -> dict:
+        args = [*BENCHLIB, "run", name, "--json"]
+        for p in params:
+            args += ["-p", p]
+        return json.loads(self.run(args).splitlines()[-1])
+
+    def perf(self, *args: str) -> str:
+        return self.run(["perf", "bench", *args])
+
+    def perf_usecs_per_op(self, *args: str) -> float:
+        return perf_usecs_per_op(self.perf(*args))
+
+    def perf_memcpy_mb_s(self, size: int, loops: int) -> float:
+        return perf_bandwidth_mb_s(self.perf("mem", "memcpy", "-f", "default", "-s", f"{size}B",
+                                             "-l", str(loops)))
+
+    def fio(self, name: str, *opts: str) -> dict:
+        out = self.run(["fio", f"--name={name}", f"--filename={self.workdir / 'fio.dat'}",
+                        f"--size={FIO_FILE_BYTES}", "--direct=1", "--ioengine=psync",
+                        "--thread=0", "--group_reporting", "--randrepeat=0", "--norandommap",
+                        "--time_based", "--runtime=1", "--output-format=json", *opts])
+        return json.loads(out[out.index("{"):])["jobs"][0]
+
+    def fio_us_per_op(self, rw: str, bs: int) -> float:
+        job = self.fio("disk", f"--rw={rw}", f"--bs={bs}")
+        side = job["read"] if "read" in rw else job["write"]
+        return 1e6 / side["iops"]
+
+    def fio_mb_s(self, *opts: str) -> float:
+        job = self.fio("workload", *opts)
+        return (job["read"]["bw_bytes"] + job["write"]["bw_bytes"]) / 1e6
+
+
+def perf_usecs_per_op(out: str) -> float:
+    """The "usecs/op" figure of `perf bench syscall|sched ...`."""
+    m = re.search(r"([\d.]+)\s+usecs/op", out)
+    if not m:
+        raise RuntimeError(f"cannot read usecs/op from perf bench's output:\n{out}")
+    return float(m.group(1))
+
+
+def lmbench_microseconds(out: str) -> float:
+    """The figure of an lmbench3 latency program's "...: 0.1047 microseconds"
+    line (lat_pipe and lat_unix say "latency: 2.1 microseconds")."""
+    m = re.search(r":\s*([\d.]+)\s+microseconds", out)
+    if not m:
+        raise RuntimeError(f"cannot read microseconds from lmbench3's output:\n{out}")
+    return float(m.group(1))
+
+
+def lmbench_bandwidth(out: str) -> float:
+    """lmbench3's bandwidth: bw_mem-style "<size> <MB/s>" as its last line,
+    or bw_pipe-style "...: <x> MB/sec"."""
+    m = re.search(r":\s*([\d.]+)\s+MB/sec", out)
+    if m:
+        return float(m.group(1))
+    lines = [ln.split() for ln in out.strip().splitlines() if ln.strip()]
+    if lines and len(lines[-1]) == 2:
+        try:
+            return float(lines[-1][1])
+        except ValueError:
+            pass
+    raise RuntimeError(f"cannot read a bandwidth from lmbench3's output:\n{out}")
+
+
+def lmbench_ctx(out: str, processes: int) -> float:
+    """lat_ctx's line "<processes> <us>" (after its '"size=0k ovr=..' header)."""
+    for line in out.splitlines():
+        parts = line.split()
+        if len(parts) == 2 and parts[0] == str(processes):
+            return float(parts[1])
+    raise RuntimeError(f"cannot read {processes} processes' switch from lat_ctx's output:\n{out}")
+
+
+def likwid_bandwidth(out: str) -> float:
+    """likwid-bench's "MByte/s: <x>" (MB = 10^6 bytes)."""
+    m = re.search(r"MByte/s:\s*([\d.]+)", out)
+    if not m:
+        raise RuntimeError(f"cannot read MByte/s from likwid-bench's output:\n{out}")
+    return float(m.group(1))
+
+
+def mbw_bandwidth(out: str) -> float:
+    """mbw's "AVG ... Copy: <x> MiB/s" line, in MB/s (10^6 bytes)."""
+    m = re.search(r"^AVG.*Copy:\s*([\d.]+)\s*MiB/s", out, re.M)
+    if not m:
+        raise RuntimeError(f"cannot read the AVG line from mbw's output:\n{out}")
+    return float(m.group(1)) * MiB / 1e6
+
+
+def perf_bandwidth_mb_s(out: str) -> float:
+    """`perf bench mem ...` prints bytes, KB, MB or GB per second in powers of
+    1024; benchlib's MB is 10^6 bytes."""
+    m = re.search(r"([\d.]+)\s+(bytes|KB|MB|GB)/sec", out)
+    if not m:
+        raise RuntimeError(f"cannot read the bandwidth from perf bench's output:\n{out}")
+    scale = {"bytes": 1, "KB": 1 << 10, "MB": 1 << 20, "GB": 1 << 30}[m.group(2)]
+    return float(m.group(1)) * scale / 1e6
+
+
+def io_workload_bssplit(size_mean_bytes: float, unique_bytes: int, draws: int = 200_000,
+                        seed: int = 0) -> str:
+    """fio's --bssplit for io_workload's request sizes with O_DIRECT: a
+    normal of sd = mean, redrawn outside [1, min(unique, 8 x mean)], rounded
+    up to 4 KiB (benchlib/csrc/iowork.c).  Buckets under 1% are folded into
+    their neighbour; percentages sum to 100."""
+    top = min(unique_bytes, int(8 * size_mean_bytes))
+    top = max(top // ALIGN * ALIGN, ALIGN)
+    rng = np.random.default_rng(seed)
+    d = size_mean_bytes * (1 + rng.standard_normal(draws * 2))
+    d = d[(d >= 1) & (d <= top)][:draws]
+    sizes = np.ceil(np.floor(d) / ALIGN).astype(int) * ALIGN
+    values, counts = np.unique(sizes, return_counts=True)
+    pct = counts / counts.sum() * 100
+    keep, acc = [], 0.0
+    for v, p in zip(values, pct):
+        acc += p
+        if acc >= 1:
+            keep.append([int(v), acc])
+            acc = 0.0
+    if acc and keep:
+        keep[-1][1] += acc
+    whole = [int(round(p)) for _, p in keep]
+    whole[int(np.argmax(whole))] += 100 - sum(whole)
+    return ":".join(f"{v}/{p}" for (v, _), p in zip(keep, whole) if p > 0)
+
+
+def make_pairs(t: Tools) -> list[Pair]:
+    c = str(t.cpu)
+    d = f"directory={t.workdir}"
+    pairs = [
+        Pair("syscall op=getppid | perf bench syscall basic", "us",
+             lambda: t.benchlib("syscall", "op=getppid", f"cpu={c}")["value"],
+             lambda: t.perf_usecs_per_op("syscall", "basic", "-l", "3000000"), "perf",
+             "benchlib run syscall -p op=getppid", "perf bench syscall basic -l 3000000"),
+        Pair("syscall op=getpid | perf bench syscall basic", "us",
+             lambda: t.benchlib("syscall", "op=getpid", f"cpu={c}")["value"],
+             lambda: t.perf_usecs_per_op("syscall", "basic", "-l", "3000000"), "perf",
+             "benchlib run syscall -p op=getpid", "perf bench syscall basic -l 3000000"),
+        Pair("pipe_latency same_cpu | perf bench sched pipe (processes)", "us",
+             lambda: t.benchlib("pipe_latency", "placement=same_cpu", f"cpu={c}")["value"],
+             lambda: t.perf_usecs_per_op("sched", "pipe", "-l", "200000"), "perf",
+             "benchlib run pipe_latency -p placement=same_cpu",
+             "perf bench sched pipe -l 200000"),
+        Pair("pipe_latency same_cpu | perf bench sched pipe -T (threads)", "us",
+             lambda: t.benchlib("pipe_latency", "placement=same_cpu", f"cpu={c}")["value"],
+             lambda: t.perf_usecs_per_op("sched", "pipe", "-T", "-l", "200000"), "perf",
+             "benchlib run pipe_latency -p placement=same_cpu",
+             "perf bench sched pipe -T -l 200000"),
+        # the ring's hop is one switch with the pipe calls and summing taken
+        # out; a round trip of two processes is two hops with them put back
+        Pair("context_switch 2 x 0 KB as a round trip | perf bench sched pipe", "us",
+             lambda: _ring_round_trip_us(t),
+             lambda: t.perf_usecs_per_op("sched", "pipe", "-l", "200000"), "perf",
+             "benchlib run context_switch -p processes=2 -p process_kb=0 (2 x (value + overhead_us))",
+             "perf bench sched pipe -l 200000"),
+    ]
+    for size, loops in ((64 << 10, 100_000), (64 * MiB, 40)):
+        pairs.append(Pair(f"bcopy size_bytes={size} | perf bench mem memcpy -s {size}B", "MB/s",
+                          lambda s=size: t.benchlib("bcopy", f"size_bytes={s}", f"cpu={c}")["value"],
+                          lambda s=size, n=loops: t.perf_memcpy_mb_s(s, n), "perf",
+                          f"benchlib run bcopy -p size_bytes={size}",
+                          f"perf bench mem memcpy -f default -s {size}B -l {loops}"))
+    for pattern, rw in (("sequential", "read"), ("random", "randread")):
+        pairs.append(Pair(f"disk_io read {pattern} 4 KiB O_DIRECT | fio --rw={rw} --bs=4k --direct=1",
+                          "us",
+                          lambda p=pattern: t.benchlib("disk_io", "op=read", f"pattern={p}",
+                                                       "block_bytes=4096", f"file_bytes={FIO_FILE_BYTES}",
+                                                       "direct=yes", d, f"cpu={c}")["value"],
+                          lambda r=rw: t.fio_us_per_op(r, 4096), "fio",
+                          f"benchlib run disk_io -p op=read -p pattern={pattern} -p block_bytes=4096 "
+                          f"-p file_bytes={FIO_FILE_BYTES} -p direct=yes",
+                          f"fio --rw={rw} --bs=4k --direct=1 --ioengine=psync --size=64M "
+                          f"--runtime=1 --time_based"))
+    # io_workload with O_DIRECT (cache=direct), one process, 64 MiB of unique data
+    for mean, read_frac, seq_frac in ((32768, 1.0, 1.0), (8192, 1.0, 0.0), (32768, 0.5, 0.5)):
+        split = io_workload_bssplit(mean, FIO_FILE_BYTES)
+        fio_opts = ("--rw=randrw", f"--rwmixread={round(100 * read_frac)}",
+                    f"--percentage_random={round(100 * (1 - seq_frac))}", f"--bssplit={split}",
+                    "--blockalign=4k", "--numjobs=1")
+        params = (f"size_mean_bytes={mean}", f"read_frac={read_frac}", f"seq_frac={seq_frac}",
+                  f"unique_bytes={FIO_FILE_BYTES}", "process_num=1", "cache=direct", d)
+        pairs.append(Pair(f"io_workload mean {mean} B read {read_frac} seq {seq_frac} direct | "
+                          f"fio randrw rwmixread={round(100 * read_frac)} "
+                          f"percentage_random={round(100 * (1 - seq_frac))}", "MB/s",
+                          lambda p=params: t.benchlib("io_workload", *p)["value"],
+                          lambda o=fio_opts: t.fio_mb_s(*o), "fio",
+                          "benchlib run io_workload " + " ".join(f"-p {p}" for p in params[:-1]),
+                          "fio --direct=1 --ioengine=psync --size=64M --runtime=1 --time_based "
+                          + " ".join(fio_opts)))
+    return pairs
+
+
+LMBENCH_US = [
+    # (benchlib benchmark, its parameters, lmbench3 program, its arguments, to us,
+    #  the pair with lmbench3's definition that explains a difference, if any)
+    ("syscall", ("op=getppid",), "lat_syscall", ("null",), 1.0, None),
+    ("syscall", ("op=write",), "lat_syscall", ("write",), 1.0, None),
+    ("syscall", ("op=read",), "lat_syscall", ("read",), 1.0, None),
+    ("syscall", ("op=stat",), "lat_syscall", ("stat", "/dev/null"), 1.0, None),
+    ("syscall", ("op=fstat",), "lat_syscall", ("fstat", "/dev/null"), 1.0, None),
+    ("open_close_latency", ("path=foo", "DIR"), "lat_syscall", ("open", "foo"), 1.0, None),
+    ("signal_latency", ("op=install",), "lat_sig", ("install",), 1.0,
+     ("op=install", "old_action=save")),
+    ("signal_latency", ("op=install", "old_action=save"), "lat_sig", ("install",), 1.0, None),
+    ("signal_latency", ("op=deliver",), "lat_sig", ("catch",), 1.0,
+     ("op=deliver", "sender=kill", "minus_send=yes")),
+    ("signal_latency", ("op=deliver", "sender=kill", "minus_send=yes"), "lat_sig", ("catch",), 1.0,
+     None),
+    ("process_creation", ("op=fork_exit", "parent=small"), "lat_proc", ("fork",), 1e3,
+     ("op=fork_exit", "parent=small", "child_exit=exit")),
+    ("process_creation", ("op=fork_exit", "parent=small", "child_exit=exit"), "lat_proc", ("fork",),
+     1e3, None),
+    ("process_creation", ("op=fork_exec_exit", "parent=small"), "lat_proc", ("exec",), 1e3, None),
+    ("process_creation", ("op=fork_sh_exit", "parent=small"), "lat_proc", ("shell",), 1e3, None),
+    ("pipe_latency", ("placement=same_cpu",), "lat_pipe", (), 1.0, None),
+    ("ipc_latency", ("transport=unix", "placement=same_cpu"), "lat_unix", (), 1.0, None),
+    ("select_latency", ("pipes=100", "full=yes"), "lat_select", ("-n", "100", "file"), 1.0, None),
+]
+# lat_ctx: (processes, KB each)
+LMBENCH_CTX = [(2, 0), (8, 16)]
+LMBENCH_MB_S = [
+    ("mem_bandwidth", ("op=read", "size_bytes=64M"), "bw_mem", ("64m", "rd")),
+    ("mem_bandwidth", ("op=write", "size_bytes=64M"), "bw_mem", ("64m", "wr")),
+    ("mem_bandwidth", ("op=copy_unrolled", "size_bytes=64M"), "bw_mem", ("64m", "cp")),
+    ("bcopy", ("size_bytes=64M",), "bw_mem", ("64m", "bcopy")),
+    ("ipc_bandwidth", ("transport=pipe", "placement=same_cpu"), "bw_pipe", ()),
+    ("ipc_bandwidth", ("transport=unix", "placement=same_cpu"), "bw_unix", ()),
+    ("file_reread_bandwidth", ("method=read", "file_bytes=64M", "DIR"), "bw_file_rd",
+     ("64m", "io_only", "FILE")),
+    ("file_reread_bandwidth", ("method=mmap", "file_bytes=64M", "DIR"), "bw_mmap_rd",
+     ("64m", "mmap_only", "FILE")),
+]
+TARGET_REL_CI = 0.03  # benchlib's side of an lmbench3 pair: adaptive sampling to +-3 %
+BANDWIDTH_REL_CI = 0.05  # bandwidth pairs: rounds until the ratio is known to +-5 %
+
+
+def _label(name: str, params: tuple, program: str, args: tuple) -> str:
+    shown = " ".join(p for p in params if p != "DIR")
+    return f"{name} {shown} | lmbench3 {program} {' '.join(a for a in args if a != 'FILE')}".rstrip()
+
+
+def lmbench_pairs(t: Tools) -> list[Pair]:
+    """benchlib against lmbench3, figure by figure, same CPU (both processes
+    of a round trip on it: taskset pins lmbench3's child too).  benchlib's
+    side asks for a +-3 % interval (--target-ci 0.03), so the harness can
+    tell how long each tool took to reach its figure."""
+    c, d = str(t.cpu), f"directory={t.workdir}"
+    lm_file = t.workdir / "lmbench-file.dat"
+    (t.workdir / "foo").touch()
+
+    def params_of(ps):
+        return tuple(d if p == "DIR" else p for p in ps)
+
+    def args_of(a):
+        return tuple(str(lm_file) if x == "FILE" else x for x in a)
+
+    def ours(name, ps, scale=1.0):
+        return lambda: t.benchlib_timed(name, *params_of(ps), f"cpu={c}", scale=scale)
+
+    pairs = []
+    for name, params, program, args, to_us, variant in LMBENCH_US:
+        pairs.append(Pair(
+            _label(name, params, program, args), "us", ours(name, params, to_us),
+            lambda g=program, a=args: t.timed(lambda: t.lmbench_us_in(g, *args_of(a))), "lmbench3",
+            f"benchlib run {name} " + " ".join(f"-p {p}" for p in params if p != "DIR"),
+            f"{program} -N 5 {' '.join(args)}".rstrip(),
+            explained_by=_label(name, variant, program, args) if variant else ""))
+    for n, kb in LMBENCH_CTX:
+        params = (f"processes={n}", f"process_kb={kb}", "placement=same_cpu")
+        pairs.append(Pair(
+            _label("context_switch", params, "lat_ctx", ("-s", str(kb), str(n))), "us",
+            ours("context_switch", params),
+            lambda n=n, kb=kb: t.timed(lambda: t.lmbench_ctx_us(kb, n)), "lmbench3",
+            "benchlib run context_switch " + " ".join(f"-p {p}" for p in params),
+            f"lat_ctx -N 5 -s {kb} {n}"))
+    for name, params, program, args in LMBENCH_MB_S:
+        pairs.append(Pair(
+            _label(name, params, program, args), "MB/s", ours(name, params),
+            lambda g=program, a=args: t.timed(lambda: t.lmbench_file_mb_s(g, lm_file, *args_of(a))),
+            "lmbench3",
+            f"benchlib run {name} " + " ".join(f"-p {p}" for p in params if p != "DIR"),
+            f"{program} -N 5 {' '.join(args)}".rstrip(), min_rounds_rel_ci=BANDWIDTH_REL_CI))
+    return pairs
+
+
+def bandwidth_pairs(t: Tools) -> list[Pair]:
+    """likwid-bench's load/store/copy kernels, mbw's memcpy and perf's memset
+    against benchlib's memory bandwidth at the same size, one thread."""
+    c = str(t.cpu)
+    pairs = []
+    for test, op, counting in (("load", "read", "once"), ("store", "write", "once"),
+                               ("copy", "copy_unrolled", "stream")):
+        params = (f"op={op}", "size_bytes=64M", f"counting={counting}")
+        pairs.append(Pair(f"mem_bandwidth {' '.join(params)} | likwid-bench -t {test} S0:64MB:1",
+                          "MB/s", lambda p=params: t.benchlib("mem_bandwidth", *p, f"cpu={c}")["value"],
+                          lambda s=test: t.likwid_mb_s(s, "64MB"), "likwid-bench",
+                          "benchlib run mem_bandwidth " + " ".join(f"-p {p}" for p in params),
+                          f"likwid-bench -t {test} -w S0:64MB:1 -s 0.3",
+                          min_rounds_rel_ci=BANDWIDTH_REL_CI))
+    pairs.append(Pair("bcopy size_bytes=64M | mbw -t0 64 (memcpy)", "MB/s",
+                      lambda: t.benchlib("bcopy", "size_bytes=64M", f"cpu={c}")["value"],
+                      lambda: t.mbw_mb_s(64), "mbw", "benchlib run bcopy -p size_bytes=64M",
+                      "mbw -q -n 5 -t0 64", min_rounds_rel_ci=BANDWIDTH_REL_CI))
+    pairs.append(Pair("mem_bandwidth op=memset size_bytes=64M | perf bench mem memset -s 64MiB", "MB/s",
+                      lambda: t.benchlib("mem_bandwidth", "op=memset", "size_bytes=64M",
+                                         f"cpu={c}")["value"],
+                      lambda: perf_bandwidth_mb_s(t.perf("mem", "memset", "-f", "default", "-s",
+                                                         f"{64 * MiB}B", "-l", "40")), "perf",
+                      "benchlib run mem_bandwidth -p op=memset -p size_bytes=64M",
+                      f"perf bench mem memset -f default -s {64 * MiB}B -l 40",
+                      min_rounds_rel_ci=BANDWIDTH_REL_CI))
+    return pairs
+
+
+def _ring_round_trip_us(t: Tools) -> float:
+    r = t.benchlib("context_switch", "processes=2", "process_kb=0", "placement=same_cpu",
+                   f"cpu={t.cpu}")
+    return 2 * (r["value"] + r["extras"]["overhead_us"])
+
+
