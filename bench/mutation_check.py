@@ -293,6 +293,9 @@ MUTANTS = [
        '{True: "holds", False: "does not hold", None: "cannot tell"}',
        '{True: "does not hold", False: "holds", None: "cannot tell"}',
        "test_verdict_helpers.py test_intervals.py"),
+    _m("all_hold: one failing check not enough", "benchlib/papers/verdict.py",
+       "if any(h is False for h in holds):", "if all(h is False for h in holds):",
+       "test_verdict_helpers.py"),
     _m("era_of: the era's last year excluded", "benchlib/papers/across.py",
        "if lo <= year <= hi:", "if lo <= year < hi:", "papers/test_across.py"),
     _m("machine_flags: noisy at a quarter excluded", "benchlib/papers/classroom.py",
@@ -304,11 +307,11 @@ MUTANTS = [
     # read_strides never reached (that mutant survived it).
     _m("read_pairs: twice the line (through fit_memory)", "benchlib/memory/line_tlb.py",
        'out["line"] = line\n', 'out["line"] = 2 * line\n',
-       "test_memory_fit.py::test_an_epyc_like_l2_comes_out_at_512k_from_its_gradual_onset "
-       "test_memory_cli.py::test_measure_hierarchy_on_a_simulated_machine_keeps_the_json_contract"),
+       "memory/test_fit.py::test_an_epyc_like_l2_comes_out_at_512k_from_its_gradual_onset "
+       "memory/test_memory_cli.py::test_measure_hierarchy_on_a_simulated_machine_keeps_the_json_contract"),
     _m("read_strides: twice the line (through fit-memory)", "benchlib/memory/line_tlb.py",
        'out["line"] = strides[best]\n', 'out["line"] = 2 * strides[best]\n',
-       "test_memory_cli.py::test_fit_memory_reads_other_tools_files[_write_lat_mem_rd]"),
+       "memory/test_memory_cli.py::test_fit_memory_reads_other_tools_files[_write_lat_mem_rd]"),
 ]
 
 

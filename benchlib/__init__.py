@@ -20,6 +20,7 @@ _PUBLIC = {
     "machine_info": "benchlib.measuring.metadata",
     "get_benchmark": "benchlib.measuring.registry", "list_benchmarks": "benchlib.measuring.registry",
     "load_results": "benchlib.results.store", "save_results": "benchlib.results.store",
+    "Recorder": "benchlib.results.store",
     "compare": "benchlib.results.compare",
     "measure_hierarchy": "benchlib.memory.measure", "fit_memory": "benchlib.memory.fit",
 }

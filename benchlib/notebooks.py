@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import datetime as _dt
 import json
+import re
 import socket
 import sys
 import time
@@ -31,12 +32,25 @@ def kernel_name() -> str:
     return KERNEL if KERNEL in KernelSpecManager().find_kernel_specs() else "python3"
 
 
+def declared_parameters(nb: Path) -> set[str]:
+    """The names a notebook's cell tagged ``parameters`` assigns."""
+    for cell in json.loads(Path(nb).read_text())["cells"]:
+        if "parameters" in cell.get("metadata", {}).get("tags", []):
+            return set(re.findall(r"^(\w+)\s*=", "".join(cell["source"]), flags=re.M))
+    return set()
+
+
 def run_notebook(nb: Path, out_dir: Path, profile: str, **parameters) -> Path:
     """Execute one notebook; the executed copy and its figures/CSVs go to
-    out_dir.  Raises papermill's PapermillExecutionError on failure (the
-    executed copy, with the failing cell, is still written)."""
+    out_dir.  A notebook that reads a results store (it declares
+    ``results_dir``) is given out_dir, the run's own results, unless
+    ``parameters`` say otherwise.  Raises papermill's
+    PapermillExecutionError on failure (the executed copy, with the failing
+    cell, is still written)."""
     import papermill as pm
 
+    if "results_dir" in declared_parameters(nb):
+        parameters.setdefault("results_dir", str(out_dir))
     out_dir.mkdir(parents=True, exist_ok=True)
     executed = out_dir / nb.name
     pm.execute_notebook(

@@ -63,13 +63,13 @@ def test_a_machine_is_noisy_from_a_quarter_of_its_results():
 
 
 def test_class_results_and_paper_rows():
-    recs = [_rec("syscall", {"op": "getppid"}, QUIET, 0.1, seed=1),
-            _rec("syscall", {"op": "getppid"}, QUIET, 0.3, seed=2),
-            _rec("syscall", {"op": "getppid"}, NOISY, 50.0, seed=3),
-            _rec("syscall", {"op": "write"}, NOISY, 99.0, seed=4)]  # not in the class set
+    recs = [_rec("syscall", {"op": "write"}, QUIET, 0.1, seed=1),
+            _rec("syscall", {"op": "write"}, QUIET, 0.3, seed=2),
+            _rec("syscall", {"op": "write"}, NOISY, 50.0, seed=3),
+            _rec("syscall", {"op": "getppid"}, NOISY, 99.0, seed=4)]  # not in the class set
     df = cl.add_machine_columns(_frame(recs), None)
     t = cl.class_results(df)
-    null = t[t["benchmark"] == "null system call (getppid)"].set_index("machine")
+    null = t[t["benchmark"] == "syscall op=write"].set_index("machine")
     assert null.loc["quiet", "median"] == pytest.approx(0.2) and null.loc["quiet", "results"] == 2
     assert null.loc["noisy", "median"] == 50.0
     c = cl.CORE[0]
@@ -77,16 +77,35 @@ def test_class_results_and_paper_rows():
     assert list(both[c.unit]) == sorted(both[c.unit])  # lower is better: ascending
     assert (both["source"] == "class").sum() == 2 and (both["source"] != "class").sum() >= 5
     assert both.iloc[0]["system"] == "quiet"  # 0.2 us beats every 1996 system
-    assert set(t["benchmark"]) == {"null system call (getppid)"}  # one row per machine, not per paper
+    assert set(t["benchmark"]) == {"syscall op=write"}  # one row per machine, not per paper
+
+
+def test_the_class_set_reads_the_papers_declarations():
+    from benchlib.papers import cell
+
+    for c in cl.CORE:
+        col = cell(c.paper, c.table, c.column, c.row)
+        assert c.cell is col and c.benchmark == col.benchmark
+        assert c.params.items() >= col.params.items()
+    labels = {(c.paper, c.table): c.label for c in cl.CORE}
+    assert labels[("ousterhout1990", "table02")].startswith("getpid (Table 2)")
+    # Table 2 is getpid: the class measures what the paper's cell declares, not getppid
+    t2 = next(c for c in cl.CORE if c.table == "table02")
+    assert t2.name == "syscall op=getpid"
+    # the two pipe cells (lmbench's pipe, Ousterhout's cswitch) are one measurement
+    pipes = {c.name for c in cl.CORE if c.benchmark == "pipe_latency"}
+    assert pipes == {"pipe_latency placement=same_cpu"}
+    cs = next(c for c in cl.CORE if c.table == "table03")
+    assert cs.unit == "us" and cs.paper_scale == pytest.approx(1000.0)
 
 
 def test_numeric_parameters_match_across_benchmarks():
     """size_bytes is a float column once other benchmarks lack it: 8 MiB must still match."""
-    recs = [_rec("syscall", {"op": "getppid"}, QUIET, 0.1, seed=1),
+    recs = [_rec("syscall", {"op": "write"}, QUIET, 0.1, seed=1),
             _rec("bcopy", {"size_bytes": 8 << 20}, QUIET, 9000.0, seed=2, unit="MB/s"),
             _rec("bcopy", {"size_bytes": 4096}, QUIET, 50000.0, seed=3, unit="MB/s")]
     t = cl.class_results(cl.add_machine_columns(_frame(recs), None))
-    assert t.set_index("benchmark").loc["bcopy 8 MiB (libc memcpy)", "median"] == 9000.0
+    assert t.set_index("benchmark").loc["bcopy size_bytes=8388608", "median"] == 9000.0
 
 
 def test_recorded_files_are_labelled_as_recorded_here():

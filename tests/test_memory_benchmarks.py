@@ -2,7 +2,7 @@
 
 No test here orders two live timings (CI runs on a noisy shared VM): which
 of two chases is faster is the analysis's business, tested on simulated
-curves in test_memory_fit.py."""
+curves in tests/memory/."""
 
 import math
 

@@ -61,3 +61,14 @@ def test_runner_goes_on_past_a_failing_notebook(tmp_path, capsys):
     assert rc == 1
     assert "1 of 2 notebooks ran" in text and "FAILED a_broken.ipynb" in text
     assert (out / "b_fine.ipynb").exists() and (out / "a_broken.error.txt").exists()
+
+
+def test_a_notebook_that_reads_a_store_is_given_the_run_s_folder(tmp_path):
+    """then_and_now declares results_dir: the runner passes it its own output
+    folder, never a folder guessed from where the notebook writes."""
+    from benchlib.notebooks import NOTEBOOK_DIR, declared_parameters
+
+    assert "results_dir" in declared_parameters(NOTEBOOK_DIR / "then_and_now.ipynb")
+    assert "results_dir" not in declared_parameters(NOTEBOOK_DIR / "00_quickstart.ipynb")
+    _notebook(tmp_path / "x.ipynb", "y = 1")
+    assert declared_parameters(tmp_path / "x.ipynb") == {"profile", "output_dir"}

@@ -4,12 +4,15 @@ import math
 from pathlib import Path
 
 import jsonschema
+import dataclasses
+from types import SimpleNamespace
+
 import pytest
 
 import benchlib
 from benchlib.results import resultfile
 from benchlib.errors import BenchlibError
-from benchlib.results.store import load_results, notebook_output_dir, record_to, save_results
+from benchlib.results.store import Recorder, load_results, notebook_output_dir, save_results
 
 DATA = Path(__file__).parent / "data" / "results"
 
@@ -107,38 +110,47 @@ def test_not_a_result_file(tmp_path):
         resultfile.read(tmp_path / "y.json")
 
 
-def test_notebook_output_dir_records_every_result(tmp_path):
-    try:
-        out = notebook_output_dir(tmp_path / "nb", "demo")
-        a = benchlib.run("syscall", profile="smoke")
-        save_results([a], out)  # the same measurement in the store: loaded once
-        benchlib.sweep("syscall", {"op": ["getpid", "write"]}, profile="smoke", progress=False)
-    finally:
-        record_to(None)
+def test_a_recorder_records_what_it_is_given_and_nothing_else(tmp_path):
+    """Recording is explicit: a notebook's output folder records nothing by
+    itself; a Recorder records what is handed to it (run/sweep's recorder=,
+    add of a Result, a list or a TableRows-like), each Result once."""
+    out = notebook_output_dir(tmp_path / "nb", "demo")
+    benchlib.run("syscall", profile="smoke")                  # no recorder: not recorded
+    assert not (out / "results.json").exists()
+    rec = Recorder(out, "demo")
+    a = benchlib.run("syscall", profile="smoke", recorder=rec)
+    save_results([a], out)  # the same measurement in the store: loaded once
+    got = []
+    benchlib.sweep("syscall", {"op": ["getpid", "write"]}, profile="smoke", progress=False,
+                   recorder=rec, results=got)
+    rec.add(got, a, SimpleNamespace(results={"x": got[0]}))  # already recorded: once each
     recs = resultfile.read_records(out / "results.json")
     assert [r["params"]["op"] for r in recs] == ["getpid", "getpid", "write"]
     assert {r["provenance"]["notebook"] for r in recs} == {"demo"}
     assert len(resultfile.load_records(out)) == 3  # results.json + store line, deduplicated
     assert not list(out.glob(".*tmp"))  # no temporary file left
-    benchlib.run("syscall", profile="smoke")  # recording stopped
+    other = Recorder(tmp_path / "other")
+    benchlib.run("syscall", profile="smoke", recorder=other)  # another recorder, another file
     assert len(resultfile.read_records(out / "results.json")) == 3
+    assert len(resultfile.read_records(tmp_path / "other" / "results.json")) == 1
+    with pytest.raises(BenchlibError, match="records Results"):
+        rec.add(42)
 
 
-def test_recording_is_throttled_after_20_results_and_flushed(tmp_path, monkeypatch):
+def test_recording_is_throttled_after_20_results_and_flushed(tmp_path, monkeypatch, result):
     from benchlib.results import store
 
-    rec = resultfile.read(DATA / "store-v0.jsonl")[0]
     monkeypatch.setattr(store, "REWRITE_EVERY_S", 1e9)
+    rec = Recorder(tmp_path, "demo")
+    copies = [dataclasses.replace(result, provenance=dict(result.provenance)) for _ in range(30)]
+    rec.add(copies)
     path = tmp_path / "results.json"
-    try:
-        record_to(path, "demo")
-        for _ in range(30):
-            store.record_result(rec)
-        assert len(resultfile.read_records(path)) == 20  # the file lags behind...
-        store.flush_recording()
-        assert len(resultfile.read_records(path)) == 30  # ...until flushed (at exit, or here)
-    finally:
-        record_to(None)
+    assert len(resultfile.read_records(path)) == 20  # the file lags behind...
+    rec.flush()
+    assert len(resultfile.read_records(path)) == 30  # ...until flushed (at exit, or here)
+    again = Recorder(tmp_path, "demo")                 # a new recorder keeps what is there
+    again.add(dataclasses.replace(result, provenance=dict(result.provenance))).flush()
+    assert len(resultfile.read_records(path)) == 31
 
 
 def test_result_file_mode_follows_the_umask(result, tmp_path):

@@ -81,3 +81,14 @@ def test_verdict_words_follow_holds(tmp_path):
 def test_the_printed_verdict_says_what_holds_is(holds, words):
     v = verdict(None, "p", "the claim", holds=holds, evidence="e")
     assert str(v).startswith(f"the claim: {words}.")
+
+
+def test_all_hold_combines_checks_three_ways():
+    from benchlib.papers.verdict import all_hold
+
+    assert all_hold([True, True]) is True
+    assert all_hold([True, None]) is None          # none fails, one cannot tell
+    assert all_hold([None, False, True]) is False  # one fails: the whole fails
+    assert all_hold([]) is None                    # nothing checked
+    import numpy as np
+    assert all_hold(np.array([True, True])) is True

@@ -7,9 +7,10 @@
     benchlib export SOURCE [--csv FILE] [--samples] [--json FILE]
     benchlib info [--json]
     benchlib results [DIR] [--json]
-    benchlib memory [--profile P] [--json] [--csv FILE]
-    benchlib fit-memory FILE [--json] [--clock-ghz G]   (our CSV, multichase-style CSV,
-                                                       or lat_mem_rd text output)
+    benchlib memory [--profile P] [--json] [--csv FILE] [--save DIR]
+    benchlib fit-memory FILE|DIR [--json] [--clock-ghz G] [--stride-bytes S]
+                                 (a directory from `memory --save`, our CSV,
+                                 a multichase-style CSV, or lat_mem_rd text output)
     benchlib db import PATH... [--db URL] | benchlib db list [--db URL] [--json]
 
 A value with commas (``-p size_bytes=4k,64k,1M``) runs every combination.

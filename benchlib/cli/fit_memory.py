@@ -1,29 +1,37 @@
-"""``benchlib fit-memory``: fit levels to a saved latency curve."""
+"""``benchlib fit-memory``: the fit of ``benchlib memory``
+(``benchlib.memory.fit.fit_memory``) on saved data: a directory that
+``benchlib memory --save`` wrote, or one latency curve from any tool."""
 from __future__ import annotations
 
 import json
 
-from benchlib.cli.memory import _print_fit
+from benchlib.cli.memory import print_result
 
 
 def add_parser(sub) -> None:
-    p = sub.add_parser("fit-memory", help="fit levels to a latency curve: our CSV, a "
-                       "multichase-style CSV, or lat_mem_rd text output")
-    p.add_argument("file")
+    p = sub.add_parser("fit-memory", help="fit levels to saved data: a directory from "
+                       "`benchlib memory --save`, our CSV, a multichase-style CSV, or "
+                       "lat_mem_rd text output")
+    p.add_argument("file", help="a directory saved by `benchlib memory --save` (or its "
+                   "memory.json), or one curve file")
     p.add_argument("--json", action="store_true")
-    p.add_argument("--clock-ghz", type=float, default=None, help="to give latencies in cycles")
+    p.add_argument("--clock-ghz", type=float, default=None,
+                   help="the clock: latencies in cycles (default: the saved run's)")
     p.add_argument("--stride-bytes", type=int, default=None, help="fit this stride's curve")
     p.set_defaults(func=cmd_fit_memory)
 
 
 def cmd_fit_memory(args) -> int:
-    from benchlib.memory.curve_readers import read_curve_file
+    from benchlib.memory.curve_readers import read_input
     from benchlib.memory.fit import fit_memory
+    from benchlib.memory.hierarchy import MemoryResult
 
-    df = read_curve_file(args.file)
-    fit = fit_memory(df, clock_ghz=args.clock_ghz, stride_bytes=args.stride_bytes)
+    data = read_input(args.file)
+    r = MemoryResult(data, fit_memory(data, clock_ghz=args.clock_ghz,
+                                      stride_bytes=args.stride_bytes))
     if args.json:
-        print(json.dumps(fit.to_dict(), default=float, indent=1))
+        print(json.dumps(r.to_dict(), default=float, indent=1))
     else:
-        _print_fit(fit)
+        print_result(r)
+        print(f"\nfitted from {data.source}: {', '.join(data.inputs)}")
     return 0

@@ -105,10 +105,11 @@ def _measure(bench: Benchmark, params: dict, profile: Profile, n_samples: int | 
     )
 
 
-def _recorded(result: Result) -> Result:
-    from benchlib.results.store import record_result
-
-    record_result(result)
+def _recorded(result: Result, recorder) -> Result:
+    """Hand the result to the caller's recorder, if they gave one (anything
+    with ``add``: benchlib.results.store.Recorder)."""
+    if recorder is not None:
+        recorder.add(result)
     return result
 
 
@@ -128,16 +129,17 @@ def adaptive_profile(profile: str | Profile, target_rel_ci: float | None = None,
 
 def run(name: str, params: Mapping[str, Any] | None = None, *, profile: str | Profile = "quick",
         n_samples: int | None = None, target_rel_ci: float | None = None,
-        time_cap_s: float | None = None, **kwparams) -> Result:
+        time_cap_s: float | None = None, recorder=None, **kwparams) -> Result:
     """Run one benchmark once and return its Result.
 
     Parameters may be given as a dict, as keywords, or both; values may be
     strings (``"64k"``) as on the command line.  ``target_rel_ci`` (e.g.
-    0.03) and ``time_cap_s`` ask for adaptive sampling (see Profile)."""
+    0.03) and ``time_cap_s`` ask for adaptive sampling (see Profile).
+    ``recorder`` (a ``benchlib.results.store.Recorder``) records the result."""
     bench = get_benchmark(name)
     resolved = bench.resolve({**(params or {}), **kwparams})
     prof = adaptive_profile(profile, target_rel_ci, time_cap_s)
-    return _recorded(_measure(bench, resolved, prof, n_samples))
+    return _recorded(_measure(bench, resolved, prof, n_samples), recorder)
 
 
 def expand_grid(grid: Mapping[str, Iterable]) -> list[dict]:
@@ -148,20 +150,18 @@ def expand_grid(grid: Mapping[str, Iterable]) -> list[dict]:
 
 def sweep(name: str, grid: Mapping[str, Iterable], *, profile: str | Profile = "quick",
           n_samples: int | None = None, progress: bool = True, results: list | None = None,
-          save_dir: str | None = None, shuffle: bool = False, **fixed) -> pd.DataFrame:
+          recorder=None, shuffle: bool = False, **fixed) -> pd.DataFrame:
     """Run a benchmark over the cartesian product of ``grid`` and return a
     tidy DataFrame, one row per point, parameters as columns.
 
     Every point is validated before anything is measured.  Pass a list as
-    ``results`` to receive the full Result objects; pass ``save_dir`` to
-    append each result to the results store as soon as it is measured.
+    ``results`` to receive the full Result objects; pass ``recorder`` (a
+    ``benchlib.results.store.Recorder``) to record each as it is measured.
     ``shuffle=True`` measures the points in random order (the rows still
     come back in grid order): a stretch of interference from outside then
     spreads over scattered points instead of shifting neighbouring ones,
     where it would look like a feature of the curve."""
     from benchlib.progress import tqdm
-
-    from benchlib.results.store import save_results
 
     bench = get_benchmark(name)
     prof = get_profile(profile)
@@ -172,11 +172,9 @@ def sweep(name: str, grid: Mapping[str, Iterable], *, profile: str | Profile = "
     rows: list = [None] * len(points)
     with tqdm(order, desc=name, unit="point", disable=not progress, leave=False) as bar:
         for i in bar:
-            r = _recorded(_measure(bench, points[i], prof, n_samples))
+            r = _recorded(_measure(bench, points[i], prof, n_samples), recorder)
             if results is not None:
                 results.append(r)
-            if save_dir is not None:
-                save_results([r], save_dir)
             rows[i] = r.to_row()
     df = pd.DataFrame(rows)
     df.attrs["machine"] = machine_info()

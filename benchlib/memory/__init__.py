@@ -1,13 +1,20 @@
-"""The memory hierarchy: plan -> measure -> fit -> result.
+"""The memory hierarchy, one pipeline: plan -> measure -> fit -> result
+(modules ``plan``, ``measure``, ``fit``, ``hierarchy``).
 
-``measure`` plans and takes the measurements (random ring and walk, load
-pairs, strides, revisit) and calls the one fit; ``fit`` turns any latency
-curve (benchlib's own or another tool's, read by ``curve_readers``) into
-levels, latencies, line size and TLB reach, with ``segments``, ``walk``,
-``cache_model`` and ``line_tlb`` as its parts; ``synthetic`` draws curves
-with known answers for tests.  ``benchlib memory``, ``benchlib
-fit-memory`` and the memory notebook all call the same fit.
+``plan`` says what to measure (and where the random walk and the slow
+revisit go, from a first look at what was measured before them);
+``measure`` takes the measurements (random ring and walk, stride curves,
+load pairs, line-size strides, TLB chase, revisit) into a
+:class:`data.MemoryData`; ``fit.fit_memory`` is the one fit over
+everything measured, with ``levels`` (the staircase), ``line_tlb``,
+``walk``, ``cache_model`` and ``segments`` as its parts; ``hierarchy``
+holds the result: the frozen fit and what it means beside the system's
+reports.
+``data`` saves a measurement and ``curve_readers`` reads it back (or
+another tool's curve), so ``benchlib memory``, ``benchlib fit-memory`` and
+the memory notebook all fit with ``fit.fit_memory``; ``synthetic`` draws
+curves with known answers for tests.
 
 May import: ``benchlib.errors``, ``benchlib.stats`` and, in ``measure``
-only, ``benchlib.measuring`` and ``benchlib.results``.  The fitting modules
-are pure (an import-linter contract) and never measure."""
+only, ``benchlib.measuring`` and ``benchlib.results``.  Every other module
+here is pure (an import-linter contract) and never measures."""

@@ -1,5 +1,12 @@
-"""Latency curves people already have, read into the table the fit takes
-(size_bytes, stride_bytes, latency_ns).
+"""The fit's input read from files: what ``benchlib memory --save`` wrote,
+or latency curves people already have.
+
+:func:`read_input` is what ``benchlib fit-memory`` reads: a directory that
+``benchlib memory --save DIR`` wrote (or its ``memory.json``) gives the
+whole :class:`.data.MemoryData` (every chase, the clock, the machine's
+reports), so that the fit is the one ``benchlib memory`` made; any other
+file is one latency table (size_bytes, stride_bytes, latency_ns) in
+MemoryData, and the fit says what it could not determine without the rest:
 
 * the classic ``lat_mem_rd`` text output: a header line ``"stride=N`` per
   curve, then lines "size_in_MB ns_per_load" (MB = 2^20 bytes), curves
@@ -8,19 +15,23 @@
   ``arena``, ``working_set``, ``bytes``...) whose values may carry a k/m/g
   suffix (2^10, 2^20, 2^30), a latency column in ns (``ns``, ``latency``...),
   and optionally a stride column;
-* our own CSV (``benchlib memory --csv``): size_bytes, stride_bytes,
-  latency_ns (and pattern, huge_pages).
+* our own CSV (``benchlib memory --csv``, or ``latency.csv`` of a saved
+  directory): size_bytes, stride_bytes, latency_ns (and pattern,
+  huge_pages, latency_cycles, clock_ghz).
 """
 from __future__ import annotations
 
 import io
+import json
 import re
 from pathlib import Path
 
 import pandas as pd
 
 from benchlib.errors import BenchlibError
+from benchlib.memory.dataset import FORMAT, MANIFEST, TABLES, VERSION, MemoryData
 from benchlib.units import parse_size as _parse_size
+
 
 def parse_size(text) -> float:
     """'256k' -> 262144; '8M' -> 8388608; '4096' -> 4096 (fractions kept)."""
@@ -97,3 +108,49 @@ def read_curve_file(path) -> pd.DataFrame:
     if re.match(r'^"?\s*stride\s*=', first):
         return read_lat_mem_rd(text)
     return read_csv_curve(text)
+
+
+def read_saved(path) -> MemoryData:
+    """A directory written by ``benchlib memory --save`` (or the path of
+    its ``memory.json``), read back as the MemoryData that was fitted."""
+    p = Path(path)
+    manifest = p / MANIFEST if p.is_dir() else p
+    try:
+        m = json.loads(manifest.read_text())
+    except (OSError, UnicodeDecodeError) as exc:
+        raise BenchlibError(f"cannot read {manifest}: {exc}") from None
+    except json.JSONDecodeError as exc:
+        raise BenchlibError(f"{manifest} is not JSON: {exc}") from None
+    if not isinstance(m, dict) or m.get("format") != FORMAT:
+        raise BenchlibError(f"{manifest} is not a saved benchlib memory measurement "
+                            f"(no \"format\": \"{FORMAT}\")")
+    if m.get("version") != VERSION:
+        raise BenchlibError(f"{manifest}: format version {m.get('version')!r}; this benchlib "
+                            f"reads version {VERSION}")
+    tables = m.get("tables") or {}
+    unknown = sorted(set(tables) - set(TABLES))
+    if unknown or "latency" not in tables:
+        raise BenchlibError(f"{manifest}: " + (f"unknown tables {', '.join(unknown)}" if unknown
+                                               else "no latency table"))
+    frames = {}
+    for name, file in tables.items():
+        f = manifest.parent / file
+        try:
+            frames[name] = pd.read_csv(f)
+        except (OSError, pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
+            raise BenchlibError(f"cannot read {f} (named in {manifest}): {exc}") from None
+    rep = m.get("tlb_reported")
+    if rep is not None:
+        rep = {**rep, "levels": {int(k): v for k, v in (rep.get("levels") or {}).items()}}
+    return MemoryData(**frames, clock_ghz=m.get("clock_ghz"), machine=m.get("machine") or {},
+                      tlb_reported=rep, profile=m.get("profile"), elapsed_s=m.get("elapsed_s"),
+                      source=str(manifest))
+
+
+def read_input(path) -> MemoryData:
+    """What ``benchlib fit-memory`` fits: a saved directory (or its
+    manifest) whole, else one curve file (:func:`read_curve_file`)."""
+    p = Path(path)
+    if p.is_dir() or p.suffix == ".json":
+        return read_saved(p)
+    return MemoryData(latency=read_curve_file(p), source=str(p))

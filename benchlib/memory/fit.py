@@ -1,474 +1,169 @@
-"""The memory hierarchy from a pointer-chase latency sweep.
+"""Step 3 of the memory pipeline: one fit over everything measured.
 
-Input is a tidy table (ours, another tool's, or digitised from a paper):
-``size_bytes``, ``stride_bytes``, ``latency_ns``, optionally ``pattern``
-("stride"/"random") and ``huge_pages``.  Latency against log(size) is a
-staircase: one plateau per level (L1, L2, [L3 ...], main memory).  This module
-finds the plateaus, their latencies and where each one ends (the cache size),
-plus the line size and the TLB levels from their own tables.  Everything is a
-pure function of DataFrames: nothing here measures.
+:func:`fit_memory` is the fit: ``benchlib memory``, ``benchlib fit-memory``
+and the memory notebook all call it, on a :class:`.data.MemoryData` (what
+the measuring step took, or what a saved directory or another tool's file
+holds) or on a bare table.  In order, over whatever the input holds:
 
-Method of :func:`fit_levels`, in short:
+1. the ring's staircase (:mod:`.levels`: plateaus, then the capacities of
+   the transition model), on cycles / the run's clock when the tables carry
+   cycles, with the TLB's misses taken out where the TLB chase says so;
+   plateau latencies are then the medians of the measured ns;
+2. the line size from the load pairs and the stride curves, and the TLB
+   levels (:mod:`.line_tlb`);
+3. the random walk's capacity for each cache above the first
+   (:func:`.walk.refit_with_walk`);
+4. each pass of the ring fitted alone (the last cache's capacity per pass);
+5. the last cache's capacity at a fast and at a slow revisit.
 
-1. x = log2(size), y = ln(latency); repeated sizes are reduced to their median.
-2. Noise sigma from the second differences of y (robust to steps and to
-   slowly rising plateaus), floored at 0.5 %.
-3. Optimal piecewise-constant segmentation of y by dynamic programming with a
-   BIC-like penalty per segment (``3 sigma^2 ln n``).
-4. Adjacent segments whose medians differ by less than ``min_ratio`` (a
-   floor, 1.2 by default) are
-   merged (closest pair first).  Transition points are dropped: segments of
-   fewer than two points, inner segments spanning less than half an octave,
-   and short inner segments as steep inside as the step they sit in.
-5. Gradual (random-replacement) transitions leave slow tails that can look
-   like a level of their own.  Each inner plateau is kept only if the data
-   need it: a hit-rate model (fraction served by the faster level
-   (C/S)**a, any a, plus a common slope) with one step from the plateau
-   before to the plateau after is compared, by BIC, with the same model with
-   two steps and this plateau between them.
-6. Each plateau's latency is the median of its settled points (leading points
-   that have not yet covered 90 % of the step from the previous level, and
-   trailing points already rising more than 3 sigma above a robust line
-   through the plateau, are left out).  A first size is where the latency
-   has risen 10 % of the way to the next plateau (``threshold_size_bytes``).
-7. The sizes are then the capacities of the transition model
-   (:mod:`.cache_model`: LRU sets over pages at random physical addresses,
-   small or huge) fitted to the whole curve with the plateau latencies held,
-   with 95 % profile-likelihood intervals; a plateau the model does not need
-   (BIC, 3 parameters) or whose capacity comes out of order is dropped.
-   Where the model does not fit (median squared residual over 4x its
-   expectation) the threshold sizes are kept and a note says so.  The last
-   plateau is main memory.
-
-Known limits: a very gradual onset (few page colours: a 64 KiB 4-way L1 on
-4 KiB pages has 4) is placed to about 10 %; the threshold fallback puts a
-random-replacement cache (hit fraction C/S) about 11 % above C; a plateau
-shorter than half an octave is not resolved; a TLB step inside main memory
-(4 KiB pages, sizes in GiB) is a step like any other and is reported as a
-level (use huge pages, or read the TLB from :func:`fit_tlb`).
-"""
+It returns a frozen :class:`.hierarchy.MemoryFit`; a table the input lacks is
+named in a note saying what could not be determined without it.  Pure: a
+function of DataFrames; nothing here measures."""
 from __future__ import annotations
 
+import hashlib
 import math
-from dataclasses import dataclass, field
+from collections import OrderedDict
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
 
 from benchlib.errors import BenchlibError
-from benchlib.memory.cache_model import Transition, describe_shape, fit_transitions
-from benchlib.memory.line_tlb import (_large_size_latency, compare_with_reported, fit_tlb,
-                       line_size_from_pairs, line_size_from_strides, read_pairs, read_strides,
-                       reconcile_line_sizes)
-from benchlib.memory.segments import (_as_bool, _crossing, _drop_unneeded, _json_num, _median_by,
-                              _local_sigma, _noise_sigma, _plateaus, _robust_slope,
-                              check_columns)
+from benchlib.memory.cache_model import fit_transitions
+from benchlib.memory.dataset import MemoryData
+from benchlib.memory.levels import (MIN_STEP_RATIO, RING_WINDOW_BYTES, _choose_curve,
+                                    _fit_levels, _with_tlb_removed, choose_curve, fit_levels,
+                                    tlb_penalty_ns)
+from benchlib.memory.line_tlb import (compare_with_reported, fit_tlb, line_size_from_pairs,
+                                      line_size_from_strides, read_pairs, read_strides,
+                                      reconcile_line_sizes)
+from benchlib.memory.hierarchy import Level, MemoryFit, Revisit
+from benchlib.memory.segments import check_columns
+from benchlib.memory.synthetic import synthetic_curve
+from benchlib.memory.walk import refit_with_walk
+from benchlib.stats.summary import bootstrap_median_ci
 
 __all__ = [
-    "Level", "MemoryFit", "fit_memory", "fit_levels", "choose_curve",
-    "line_size_from_pairs", "line_size_from_strides", "fit_tlb",
-    "compare_with_reported", "check_columns", "synthetic_curve",
+    "fit_memory", "Level", "MemoryFit", "MemoryData", "fit_levels", "choose_curve",
+    "line_size_from_pairs", "line_size_from_strides", "fit_tlb", "compare_with_reported",
+    "check_columns", "synthetic_curve", "tlb_penalty_ns", "RING_WINDOW_BYTES",
 ]
 
-#: Fraction of the gap to the next plateau that marks the end of a plateau.
-STEP_FRACTION = 0.10
-#: Fraction of the gap from the previous plateau a point must have covered to
-#: count as "settled" on its plateau (for the plateau latency).
-SETTLED_FRACTION = 0.9
-MAX_LEVELS = 6
-#: Adjacent plateaus closer than this ratio are one level.  Only a floor: a
-#: level must also be needed by the data (a BIC test against one gradual
-#: transition across it; see ``_drop_unneeded``) and stand out of the noise.
-MIN_STEP_RATIO = 1.2
-#: The transition model is used when it fits to within this chi-square per
-#: point (noise from the curve's own second differences); else the
-#: threshold sizes are kept (e.g. random replacement, or a curve too noisy).
-MAX_REDUCED_CHI2 = 4.0
 
-
-# --------------------------------------------------------------------- results
-
-@dataclass
-class Level:
-    """One plateau of the staircase.  ``size_bytes`` is None for main memory."""
-    name: str
-    size_bytes: float | None
-    size_bytes_low: float | None
-    size_bytes_high: float | None
-    latency_ns: float
-    latency_ns_err: float
-    latency_cycles: float | None
-    n_points: int
-    #: the transition model's fit (None for main memory, or when not fitted)
-    transition: Transition | None = None
-    #: where latency has risen a tenth of the way to the next plateau
-    threshold_size_bytes: float | None = None
-    #: 95% bootstrap interval of the plateau's median latency over its points (ns)
-    latency_ns_ci95: tuple[float, float] | None = None
-    #: the ring chase's capacity (size, low, high) where a random walk replaced it
-    ring_size_bytes: tuple[float, float, float] | None = None
-    #: the random walk's fit (cache_model.fit_walk) that gave the size
-    walk: Transition | None = None
-
-    def to_dict(self) -> dict:
-        # the shape of the fit the size came from: the walk's where it gave it
-        t = self.walk if self.walk is not None else self.transition
-        return {
-            "name": self.name,
-            "size_bytes": _json_num(self.size_bytes),
-            "size_bytes_low": _json_num(self.size_bytes_low),
-            "size_bytes_high": _json_num(self.size_bytes_high),
-            "latency_ns": _json_num(self.latency_ns),
-            "latency_ns_err": _json_num(self.latency_ns_err),
-            "latency_cycles": _json_num(self.latency_cycles),
-            "n_points": int(self.n_points),
-            "ways": None if t is None or not t.ways_resolved else int(t.ways),
-            "page_bytes_fitted": None if t is None or not t.page_resolved else int(t.page_bytes),
-            "shape": None if t is None else describe_shape(t) + (
-                ", fitted to the random walk" if self.walk is not None else ""),
-            "threshold_size_bytes": _json_num(self.threshold_size_bytes),
-            "size_from": "walk" if self.ring_size_bytes else ("ring" if self.transition else
-                                                              ("threshold" if self.size_bytes
-                                                               else None)),
-            "ring_size_bytes": None if not self.ring_size_bytes
-            else _json_num(self.ring_size_bytes[0]),
-        }
-
-
-@dataclass
-class MemoryFit:
-    """Levels smallest first, main memory last."""
-    levels: list[Level]
-    line_size_bytes: int | None
-    tlb: list[dict]
-    stride_bytes_used: int
-    notes: list[str] = field(default_factory=list)
-    #: each line-size measurement on its own ("pairs", "strides") and what
-    #: they say together ("adjacent_line_prefetch", "agree")
-    line: dict = field(default_factory=dict)
-    #: whether the levels were fitted with the TLB's misses taken out
-    tlb_removed: bool = False
-
-    def to_dict(self) -> dict:
-        return {
-            "levels": [lv.to_dict() for lv in self.levels],
-            "line_size_bytes": None if self.line_size_bytes is None else int(self.line_size_bytes),
-            "line": {k: _json_num(v) for k, v in self.line.items()},
-            "tlb": [{k: _json_num(v) for k, v in t.items()} for t in self.tlb],
-            "stride_bytes_used": int(self.stride_bytes_used),
-            "notes": [str(n) for n in self.notes],
-        }
-
-    def table(self) -> pd.DataFrame:
-        cols = ["name", "size_bytes", "size_bytes_low", "size_bytes_high", "latency_ns",
-                "latency_ns_err", "latency_cycles", "n_points", "ways", "shape"]
-        return pd.DataFrame([lv.to_dict() for lv in self.levels], columns=cols)
-
-
-# -------------------------------------------------------------- choose_curve
-
-def choose_curve(df: pd.DataFrame, stride_bytes: int | None = None
-                 ) -> tuple[int, pd.DataFrame, list[str]]:
-    """Pick the one latency-vs-size curve to fit.
-
-    ``stride_bytes`` given: that stride (BenchlibError if absent).  Otherwise
-    random-order rows when there are any (huge pages preferred; among several
-    strides the one with most distinct sizes, tie -> smallest >= 64).
-    Otherwise, among strides <= 4096, the one whose latency at the largest
-    sizes is highest (small strides are flattened by prefetchers); ties
-    (within 5 %) -> the smaller stride.  Repeated sizes are reduced to their
-    median.  Returns (stride, curve with size_bytes and latency_ns sorted by
-    size, notes)."""
-    chosen, curve, notes, _ = _choose_curve(df, stride_bytes)
-    return chosen, curve, notes
-
-
-def _choose_curve(df, stride_bytes):
-    """choose_curve, plus the strides that looked prefetch-flattened."""
-    check_columns(df, ["size_bytes", "latency_ns"])
-    notes: list[str] = []
-    flattened: list[int] = []
-    d = df.copy()
-    if "stride_bytes" not in d.columns:
-        notes.append("no stride_bytes column: the table was treated as one curve (stride 0)")
-        d["stride_bytes"] = 0
-    else:
-        check_columns(d, ["stride_bytes"])
-    d["stride_bytes"] = d["stride_bytes"].astype(float).round().astype(np.int64)
-
-    def prefer_random(rows: pd.DataFrame) -> pd.DataFrame:
-        if "pattern" in rows.columns:
-            pat = rows["pattern"].astype(str).str.lower()
-            if (pat == "random").any():
-                if (pat != "random").any():
-                    notes.append("used the random-order rows (stride-order rows ignored)")
-                rows = rows[pat == "random"]
-        if "huge_pages" in rows.columns:
-            hp = _as_bool(rows["huge_pages"])
-            if hp.any():
-                if (~hp).any():
-                    notes.append("used the huge-page rows (fewer TLB misses)")
-                rows = rows[hp]
-        return rows
-
-    strides = sorted(d["stride_bytes"].unique().tolist())
-    if stride_bytes is not None:
-        sel = d[d["stride_bytes"] == int(stride_bytes)]
-        if sel.empty:
-            raise BenchlibError(f"stride_bytes={stride_bytes} is not in the table; "
-                                f"strides present: {', '.join(map(str, strides))}")
-        sel = prefer_random(sel)
-        chosen = int(stride_bytes)
-    else:
-        has_random = ("pattern" in d.columns
-                      and (d["pattern"].astype(str).str.lower() == "random").any())
-        if has_random:
-            sel = prefer_random(d)
-            counts = sel.groupby("stride_bytes")["size_bytes"].nunique()
-            best = counts[counts == counts.max()].index.tolist()
-            big = [s for s in best if s >= 64]
-            chosen = int(min(big) if big else min(best))
-            if len(counts) > 1:
-                notes.append(f"random-order rows at strides {', '.join(map(str, counts.index))}; "
-                             f"used {chosen} (most sizes)")
-            sel = sel[sel["stride_bytes"] == chosen]
-        else:
-            cand = [s for s in strides if s <= 4096] or strides
-            curves = {s: _median_by(d[d["stride_bytes"] == s], "size_bytes", "latency_ns")
-                      for s in cand}
-            lat = _large_size_latency(curves)
-            top = max(lat.values())
-            chosen = int(min(s for s in cand if lat[s] >= 0.95 * top))
-            flattened = [s for s in cand if s < chosen and lat[s] < 0.8 * top]
-            if flattened:
-                notes.append(
-                    "stride " + ", ".join(map(str, flattened))
-                    + " looked prefetch-flattened (latency at the largest sizes "
-                    + ", ".join(f"{lat[s]:.3g}" for s in flattened)
-                    + f" ns against {lat[chosen]:.3g} ns); used {chosen}")
-            elif len(cand) > 1:
-                notes.append(f"strides {', '.join(map(str, cand))} available; used {chosen} "
-                             f"(highest latency at the largest sizes, smallest such stride)")
-            sel = d[d["stride_bytes"] == chosen]
-    curve = _median_by(sel, "size_bytes", "latency_ns")
-    return chosen, curve, notes, flattened
-
-
-# ---------------------------------------------------------------- fit_levels
-
-def _settled(y, a, b, prev_level, frac=SETTLED_FRACTION):
-    """Index range of a plateau without its leading points still rising from
-    the previous level (y in ln latency; prev_level in ln)."""
-    if prev_level is None or b - a <= 2:
-        return a, b
-    start = a
-    for _ in range(3):
-        m = np.median(y[start:b])
-        if m <= prev_level:
-            break
-        thr = np.log(np.exp(prev_level) + frac * (np.exp(m) - np.exp(prev_level)))
-        s = a
-        while s < b and y[s] < thr:
-            s += 1
-        s = min(s, b - max(2, (b - a) // 2))
-        if s == start:
-            break
-        start = s
-    return start, b
-
-
-def _trim_tail(x, y, s, e, sigma):
-    """End of a plateau without its trailing points that already rise toward
-    the next level (more than 3 sigma above a robust line through the
-    plateau): the merge step lets such points in when their ratio to the
-    plateau is below min_ratio."""
-    if e - s < 4:
-        return e
-    slope = float(np.clip(_robust_slope(x[s:e], y[s:e]), -0.05, 0.15))
-    icpt = float(np.median(y[s:e] - slope * x[s:e]))
-    r = y[s:e] - (icpt + slope * x[s:e])
-    n_keep = max(2, (e - s + 1) // 2)
-    while e - s > n_keep and r[e - 1 - s] > 3.0 * sigma:
-        e -= 1
-    return e
-
-
-def _latency_err(lat: np.ndarray) -> float:
-    n = len(lat)
-    if n < 2:
-        return float("nan")
-    if n < 4:
-        return float((lat.max() - lat.min()) / 2 / math.sqrt(n))
-    mad = np.median(np.abs(lat - np.median(lat)))
-    return float(1.253 * 1.4826 * mad / math.sqrt(n))
-
-
-def _fit_levels(curve: pd.DataFrame, min_ratio: float = MIN_STEP_RATIO, model: bool = True
-                ) -> tuple[list[Level], list[str], float]:
-    check_columns(curve, ["size_bytes", "latency_ns"])
-    if min_ratio <= 1.0:
-        raise BenchlibError(f"min_ratio must be > 1 (got {min_ratio})")
-    c = _median_by(curve, "size_bytes", "latency_ns")
-    if len(c) < 4:
-        raise BenchlibError(f"need at least 4 distinct sizes to find plateaus; got {len(c)}")
-    notes: list[str] = []
-    x = np.log2(c["size_bytes"].to_numpy(float))
-    lat = c["latency_ns"].to_numpy(float)
-    y = np.log(lat)
-    # noise: the whole curve's, and where a part of it scatters more (a
-    # shared host's interference past the caches), that part's own
-    sig_i = _local_sigma(y, half=8)
-    sigma = min(_noise_sigma(y), float(np.median(sig_i)))
-    sig_i = np.maximum(sig_i, sigma)
-    weights = (sigma / sig_i) ** 2
-    lmr = math.log(min_ratio)
-
-    def too_close(ra, rb):
-        return abs(np.median(y[rb[0]:rb[1]]) - np.median(y[ra[0]:ra[1]])) < lmr
-
-    segs = _plateaus(x, y, sigma, too_close, w=weights)
-    segs = _drop_unneeded(segs, x, y, sigma)
-    if not segs:
-        raise BenchlibError("no plateau found in the curve")
-    while len(segs) > MAX_LEVELS:
-        med = [np.median(y[a:b]) for a, b in segs]
-        k = int(np.argmin(np.abs(np.diff(med))))
-        segs[k:k + 2] = [(segs[k][0], segs[k + 1][1])]
-        notes.append(f"more than {MAX_LEVELS} plateaus: merged the two closest")
-    if segs[-1][1] < len(y):
-        notes.append(f"the largest sizes (above {2 ** x[segs[-1][1] - 1]:.4g} bytes) are not on "
-                     f"the last plateau: main memory may not be reached")
-    if segs[0][0] > 0:
-        notes.append("the smallest sizes are not on a plateau")
-
-    # settled points and latency of each plateau
-    core = []
-    prev = None
-    for k, (a, b) in enumerate(segs):
-        s, e = _settled(y, a, b, prev)
-        if k < len(segs) - 1:
-            e = _trim_tail(x, y, s, e, sigma)
-        core.append((s, e))
-        prev = float(np.median(y[s:e]))
-    lat_med = [float(np.median(lat[s:e])) for s, e in core]
-
-    levels: list[Level] = []
-    ncache = len(segs) - 1
-    for k, (a, b) in enumerate(segs):
-        s, e = core[k]
-        name = f"L{k + 1}" if k < ncache else "memory"
-        size = lo = hi = None
-        if k < ncache:
-            # baseline: robust line (ln latency vs log2 size) through this
-            # plateau's last settled points, extrapolated over the transition
-            m = min(e - s, 8)
-            bx, by = x[e - m:e], y[e - m:e]
-            slope = _robust_slope(bx, by) if m >= 4 else 0.0
-            slope = float(np.clip(slope, -0.05, 0.15))
-            x_end = x[e - 1]
-            icpt = float(np.median(by - slope * (bx - x_end)))
-            na = segs[k + 1][0]
-            rng = np.arange(s, na + 1)
-            base = np.exp(icpt + slope * (x[rng] - x_end))
-            top = lat_med[k + 1]
-            if top <= lat_med[k]:
-                notes.append(f"latency falls from {name} to the next level: check the data")
-            thr = base + STEP_FRACTION * (top - base)
-            band = 2.0 * sigma * base
-            xa = x[s:na + 1]
-            xc, xl, xh = _crossing(xa, lat[s:na + 1], 0, na - s, thr, band)
-            size, lo, hi = 2.0 ** xc, 2.0 ** xl, 2.0 ** xh
-        levels.append(Level(name=name, size_bytes=size, size_bytes_low=lo, size_bytes_high=hi,
-                            latency_ns=lat_med[k], latency_ns_err=_latency_err(lat[s:e]),
-                            latency_cycles=None, n_points=int(e - s), threshold_size_bytes=size))
-    if model and ncache:
-        _refine_with_model(levels, 2.0 ** x, lat, sig_i, notes)
-    return levels, notes, sigma
-
-
-def _least_needed(ws, lat, levels, caches, fits, sigma):
-    """The cache level whose removal costs the model least, if that cost is
-    below a BIC penalty (3 parameters: its latency, capacity and shape), or
-    whose fitted capacity is out of order; (index, fits without it) or
-    (None, None)."""
-    n = len(ws)
-    dev = fits[-1].deviance
-    sizes = [t.size_bytes for t in fits]
-    bad = next((k for k in range(len(sizes) - 1) if sizes[k] >= sizes[k + 1]), None)
-    cands = [bad, bad + 1] if bad is not None else range(len(caches))
-    best = None
-    for k in cands:
-        keep = [lv for lv in levels if lv is not caches[k]]
-        guesses = [t.size_bytes for j, t in enumerate(fits) if j != k]
-        f = fit_transitions(ws, lat, [lv.latency_ns for lv in keep], guesses, sigma)
-        cost = f[-1].deviance - dev
-        if best is None or cost < best[0]:
-            best = (cost, k, f)
-    if best is not None and (bad is not None or best[0] < 3 * math.log(n)):
-        return best[1], best[2]
-    return None, None
-
-
-def _refine_with_model(levels: list[Level], ws, lat, sigma, notes) -> None:
-    """Replace each threshold size by the capacity the transition model
-    (random page placement, LRU sets; :mod:`.cache_model`) fits to the whole
-    curve, with its 95 % interval; say what shape fits."""
-    caches = [lv for lv in levels if lv.size_bytes is not None]
-    try:
-        fits = fit_transitions(ws, lat, [lv.latency_ns for lv in levels],
-                               [lv.size_bytes for lv in caches], sigma)
-        dropped = []
-        while len(caches) > 1:
-            k, fits_k = _least_needed(ws, lat, levels, caches, fits, sigma)
-            if k is None:
-                break
-            dropped.append(caches[k])
-            levels.remove(caches[k])
-            caches.pop(k)
-            fits = fits_k
-    except (ValueError, FloatingPointError) as exc:      # keep the threshold sizes
-        notes.append(f"transition model not fitted ({exc}); sizes are threshold crossings")
-        return
-    for i, lv in enumerate(levels):
-        if lv.size_bytes is not None:
-            lv.name = f"L{i + 1}"
-    if dropped:
-        notes.append("the transition model does not need " + ", ".join(
-            f"the plateau at {lv.latency_ns:.3g} ns" for lv in dropped)
-            + ": part of a gradual transition, not a level")
-    # chi-square per point, robustly: the median squared residual over its
-    # expectation for a right model (0.455), so that a few points slowed by
-    # interference do not reject the shape
-    reduced = fits[-1].r2_median / 0.455 if fits else np.inf
-    if not reduced <= MAX_REDUCED_CHI2:
-        notes.append(f"the transitions do not have the shape of LRU sets over randomly placed "
-                     f"pages (median chi-square per point {reduced:.1f}): sizes are threshold "
-                     f"crossings (a tenth of the way to the next plateau)")
-        return
-    for lv, t in zip(caches, fits):
-        lv.transition = t
-        lv.size_bytes, lv.size_bytes_low, lv.size_bytes_high = \
-            t.size_bytes, t.size_bytes_low, t.size_bytes_high
-    notes.append("cache sizes: capacities of the transition model (random page placement, "
-                 "LRU sets) fitted to the whole curve, 95 % intervals")
-
-
-def fit_levels(curve: pd.DataFrame, min_ratio: float = MIN_STEP_RATIO,
-               model: bool = True) -> list[Level]:
-    """Plateaus of one latency-vs-size curve (columns size_bytes, latency_ns),
-    smallest first; the last is main memory (size None).  The number of levels
-    comes from the data (at most 6); with ``model`` the sizes are the
-    transition model's capacities, else threshold crossings."""
-    return _fit_levels(curve, min_ratio, model)[0]
-
-
-# ---------------------------------------------------------------- fit_memory
-
-def fit_memory(df: pd.DataFrame, *, clock_ghz: float | None = None,
+def fit_memory(data: MemoryData | pd.DataFrame, *, clock_ghz: float | None = None,
                stride_bytes: int | None = None, min_ratio: float = MIN_STEP_RATIO,
                pairs: pd.DataFrame | None = None, tlb: pd.DataFrame | None = None,
                page_bytes: int = 4096, model: bool = True,
-               strides: pd.DataFrame | None = None) -> MemoryFit:
+               strides: pd.DataFrame | None = None,
+               walk: pd.DataFrame | None = None) -> MemoryFit:
+    """The memory hierarchy from everything measured (see the module's
+    docstring for the steps).
+
+    ``data``: a :class:`.data.MemoryData`, or a latency table (size_bytes,
+    latency_ns; optionally stride_bytes, pattern, huge_pages,
+    latency_cycles, clock_ghz), which may come with ``pairs``, ``tlb``,
+    ``strides`` (line-size stride curves) and ``walk`` tables.  Options:
+    ``clock_ghz`` (the clock: latencies in cycles, and with cycles columns
+    the fit on cycles / clock; default the data's), ``stride_bytes`` (fit
+    that stride's curve), ``min_ratio`` (the smallest step between two
+    levels), ``page_bytes`` (the TLB chase's page), ``model`` (False:
+    threshold sizes, no transition model)."""
+    if isinstance(data, MemoryData):
+        if any(t is not None for t in (pairs, tlb, strides, walk)):
+            raise BenchlibError("pass the tables inside the MemoryData, or a latency table "
+                                "with pairs=, tlb=, strides=, walk=; not both")
+    else:
+        data = MemoryData(latency=data, pairs=pairs, tlb=tlb, line_strides=strides, walk=walk)
+    if clock_ghz is not None and not clock_ghz > 0:
+        raise BenchlibError(f"clock_ghz must be > 0 (got {clock_ghz})")
+    clock = clock_ghz or data.clock_ghz or _column_clock(data.latency)
+    on_cycles = clock is not None and "latency_cycles" in data.latency.columns
+    if on_cycles:
+        check_columns(data.latency, ["latency_cycles", "latency_ns"])
+    fit = _fit_tables_once(*(_on_cycles(data, clock) if on_cycles else
+                             (data.latency, data.pairs, data.tlb, data.line_strides)),
+                           clock_ghz=clock, stride_bytes=stride_bytes, min_ratio=min_ratio,
+                           page_bytes=page_bytes, model=model,
+                           separate_strides=data.line_strides is not None)
+    if on_cycles:
+        fit = _measured_latencies(fit, data.latency, clock)
+    if data.walk is not None:
+        w = data.walk
+        if on_cycles and "latency_cycles" in w:
+            check_columns(w, ["size_bytes", "latency_cycles"])
+            w = pd.DataFrame({"size_bytes": w["size_bytes"],
+                              "latency_ns": w["latency_cycles"] / clock})
+        fit = refit_with_walk(fit, w)
+    passes = (_last_level_per_pass(data.ring_passes, clock if on_cycles else None,
+                                   [lv.size_bytes for lv in fit.caches] or None)
+              if data.ring_passes is not None else [])
+    revisit = _fit_revisit(data.revisit, fit) if data.revisit is not None else None
+    return replace(fit, passes_sizes=tuple(passes), revisit=revisit,
+                   notes=fit.notes + tuple(_not_determined(data, fit, on_cycles)))
+
+
+# ------------------------------------------------------------- the ring's fit
+
+def _column_clock(latency: pd.DataFrame) -> float | None:
+    """The run's median clock from a ``clock_ghz`` column, if any."""
+    if "clock_ghz" not in latency.columns:
+        return None
+    c = pd.to_numeric(latency["clock_ghz"], errors="coerce")
+    c = c[c > 0]
+    return float(np.median(c)) if len(c) else None
+
+
+def _on_cycles(data: MemoryData, clock: float):
+    """The latency, pairs, TLB and stride tables with every latency as
+    cycles / clock (where a table carries cycles)."""
+    lat = data.latency
+    keep = [c for c in ("size_bytes", "stride_bytes", "pattern", "huge_pages") if c in lat]
+    lat = lat[keep].assign(latency_ns=lat["latency_cycles"] / clock)
+    p = data.pairs
+    if p is not None and "latency_cycles" in p:
+        p = p[["distance_bytes"]].assign(latency_ns=p["latency_cycles"] / clock)
+    t = data.tlb
+    if t is not None and {"latency_cycles", "control_cycles"} <= set(t.columns):
+        t = pd.DataFrame({"pages": t["pages"], "latency_ns": t["latency_cycles"] / clock,
+                          "control_ns": t["control_cycles"] / clock})
+    s = data.line_strides
+    if s is not None and "latency_cycles" in s:
+        s = s[["size_bytes", "stride_bytes"]].assign(latency_ns=s["latency_cycles"] / clock,
+                                                     pattern="stride")
+    return lat, p, t, s
+
+
+#: The ring's fit of the last few inputs, by content: the pipeline's first
+#: looks (the plan step) and its final fit fit the same ring, pairs and
+#: TLB tables, and a frozen fit can be handed out twice.
+_RING_FITS: OrderedDict = OrderedDict()
+_RING_FITS_KEPT = 4
+
+
+def _digest(df: pd.DataFrame | None) -> str | None:
+    if df is None:
+        return None
+    h = hashlib.sha1(repr(list(df.columns)).encode())
+    h.update(pd.util.hash_pandas_object(df, index=True).to_numpy().tobytes())
+    return h.hexdigest()
+
+
+def _fit_tables_once(*tables, **options) -> MemoryFit:
+    """:func:`_fit_tables`, computed once per distinct input."""
+    try:
+        key = (tuple(_digest(t) for t in tables), tuple(sorted(options.items())))
+    except TypeError:               # a column of unhashable objects: not kept
+        return _fit_tables(*tables, **options)
+    if key not in _RING_FITS:
+        _RING_FITS[key] = _fit_tables(*tables, **options)
+        while len(_RING_FITS) > _RING_FITS_KEPT:
+            _RING_FITS.popitem(last=False)
+    return _RING_FITS[key]
+
+
+def _fit_tables(df, pairs, tlb, strides, *, clock_ghz, stride_bytes, min_ratio, page_bytes,
+                model, separate_strides) -> MemoryFit:
     """choose_curve + fit_levels (+ cycles when ``clock_ghz``) + line size
     (load pairs and stride curves, each on its own, then reconciled; the
     stride curves from ``strides`` if given, else from ``df``) + TLB levels
@@ -485,16 +180,13 @@ def fit_memory(df: pd.DataFrame, *, clock_ghz: float | None = None,
         notes.append("no cache step found: the curve is flat (prefetch-flattened, or the "
                      "sizes do not span a cache)")
     if clock_ghz is not None:
-        if not clock_ghz > 0:
-            raise BenchlibError(f"clock_ghz must be > 0 (got {clock_ghz})")
-        for lv in levels:
-            lv.latency_cycles = lv.latency_ns * clock_ghz
+        levels = [replace(lv, latency_cycles=lv.latency_ns * clock_ghz) for lv in levels]
     from_pairs = read_pairs(pairs) if pairs is not None else None
     from_strides = None
-    table = strides if strides is not None else df
+    table = strides if separate_strides else df
     if "stride_bytes" in table.columns and table["stride_bytes"].nunique() >= 3:
         from_strides = read_strides(table, base_ns=levels[0].latency_ns
-                                    if strides is not None else None)
+                                    if separate_strides else None)
         if from_strides["line"] is None and flattened:
             notes.append("stride curves: the small strides look prefetch-flattened (latency "
                          "does not grow in proportion to the stride), no line size from them")
@@ -505,58 +197,135 @@ def fit_memory(df: pd.DataFrame, *, clock_ghz: float | None = None,
                      tlb_removed=tlb_removed)
 
 
-#: The ring chase (mem_latency pattern=random) visits 2 MiB windows one after
-#: another (memory.c, random_offsets): a TLB level that holds a window's
-#: pages misses only on a window's first touch of each page.
-RING_WINDOW_BYTES = 2 << 20
+def _measured_latencies(fit: MemoryFit, latency: pd.DataFrame, clock: float) -> MemoryFit:
+    """Sizes were fitted on cycles / the run's median clock: a shared host
+    can move the core clock by a third for seconds at a time
+    (docs/findings.md), which in ns is
+    larger than the rise that marks a cache's end, in cycles it is gone.
+    Plateau latencies are the median of the *measured* ns (and of the
+    cycles) over each plateau's points, because a main-memory access takes a
+    fixed time, not a fixed number of cycles."""
+    curve = latency
+    if "stride_bytes" in curve:
+        curve = curve[curve.stride_bytes == fit.stride_bytes_used]
+    if "pattern" in curve:
+        pat = curve.pattern.astype(str)
+        curve = curve[pat == ("random" if (latency.pattern.astype(str) == "random").any()
+                              else "stride")]
+    levels, lo = [], 0.0
+    for lev in fit.levels:
+        hi = lev.size_bytes_low if lev.size_bytes else np.inf
+        pts = curve[(curve.size_bytes > lo) & (curve.size_bytes <= hi)]
+        if len(pts):
+            ns = float(np.median(pts.latency_ns))
+            mad = float(np.median(np.abs(pts.latency_ns - ns)))
+            lev = replace(lev, latency_ns=ns, latency_ns_ci95=bootstrap_median_ci(pts.latency_ns),
+                          latency_cycles=float(np.median(pts.latency_cycles)),
+                          latency_ns_err=1.4826 * mad / np.sqrt(len(pts)))
+        levels.append(lev)
+        lo = lev.size_bytes_high or lo
+    note = (f"sizes fitted on cycles / {clock:.2f} GHz (the run's median clock); "
+            "plateau latencies are medians of the measured ns and cycles")
+    return replace(fit, levels=tuple(levels), notes=fit.notes + (note,))
 
 
-def tlb_penalty_ns(size_bytes, tlb_levels: list[dict], page_bytes: int = 4096,
-                   window_bytes: float | None = None) -> np.ndarray:
-    """Time a random chase over ``size_bytes`` spends on TLB misses, from the
-    fitted TLB levels: level j's miss penalty times the fraction of pages its
-    entries cannot hold, 1 - entries x page / size.  ``window_bytes``: the
-    chase visits windows of that size one at a time (the ring: 2 MiB), so
-    the pages in play are a window's, not the whole size's; None for a chase
-    over all of it at once (the random walk)."""
-    w = np.asarray(size_bytes, float)
-    span = w if window_bytes is None else np.minimum(w, window_bytes)
-    pen = np.zeros_like(w)
-    for t in tlb_levels:
-        pen += t["miss_penalty_ns"] * np.clip(1 - t["entries"] * page_bytes / span, 0.0, 1.0)
-    return pen
+# ------------------------------------------------------------ each pass alone
+
+def _nearest(size: float, sizes: list[float]) -> int:
+    """The index of the size in ``sizes`` nearest to ``size`` in log size."""
+    return min(range(len(sizes)), key=lambda j: abs(math.log(size / sizes[j])))
 
 
-def _score(levels: list[Level], n: int) -> float:
-    """Deviance of the transition model plus 3 ln n per cache level (BIC);
-    inf where the model was not used."""
-    caches = [lv for lv in levels if lv.size_bytes is not None]
-    if not caches or any(lv.transition is None for lv in caches):
-        return np.inf
-    return caches[0].transition.deviance + 3 * math.log(n) * len(caches)
+def _last_level_per_pass(every: pd.DataFrame, clock: float | None,
+                         levels: list[float] | None = None) -> list[float | None]:
+    """Each pass of the ring (``every``: size_bytes, pass_index and
+    latency_cycles, or latency_ns) fitted alone: its capacity of the last
+    cache; [] for a single pass.  With ``levels`` (the whole fit's cache
+    sizes), each of a pass's caches is matched to the nearest of them (in
+    log size), and the pass's last level is the one matched to the last:
+    None when the pass found none, so that a pass whose own fit lost the
+    level does not report its L2 as the last level."""
+    check_columns(every, ["size_bytes", "pass_index"], positive=False)
+    if clock is None or "latency_cycles" not in every:
+        check_columns(every, ["latency_ns"])
+    if every["pass_index"].nunique() < 2:
+        return []
+    out = []
+    for _, r in every.groupby("pass_index"):
+        ns = (r["latency_cycles"] / clock if clock is not None and "latency_cycles" in r
+              else r["latency_ns"])
+        curve = pd.DataFrame({"size_bytes": r["size_bytes"], "latency_ns": ns})
+        try:
+            caches = [lv.size_bytes for lv in fit_levels(curve) if lv.size_bytes]
+        except BenchlibError:
+            caches = []
+        if caches and levels:
+            mine = [c for c in caches if _nearest(c, levels) == len(levels) - 1]
+            out.append(min(mine, key=lambda c: abs(math.log(c / levels[-1]))) if mine else None)
+        else:
+            out.append(caches[-1] if caches else None)
+    return out
 
 
-def _with_tlb_removed(curve, tlb_levels, min_ratio, levels, notes):
-    """A chase whose pages sit on small (host) pages also pays the TLB's
-    misses, a step at the TLB's reach that looks like a cache level.  Fit the
-    curve again with the measured TLB penalty (4 KiB pages) taken out and
-    keep whichever the transition model explains better (BIC).  Returns
-    (levels, notes, whether the TLB's misses were taken out)."""
-    c = _median_by(curve, "size_bytes", "latency_ns")
-    pen = tlb_penalty_ns(c["size_bytes"], tlb_levels, window_bytes=RING_WINDOW_BYTES)
-    if not (pen > 0).any() or (c["latency_ns"] - pen <= 0).any():
-        return levels, notes, False
-    corrected = c.assign(latency_ns=c["latency_ns"] - pen)
-    lv2, notes2, _ = _fit_levels(corrected, min_ratio, True)
-    n = len(c)
-    if _score(lv2, n) < _score(levels, n):
-        reach = ", ".join(f"{t['entries']} entries x 4 KiB" for t in tlb_levels)
-        return lv2, notes2 + [f"the TLB's misses (measured: {reach}) taken out of the curve "
-                              f"before the fit: the model explains it better so (the pages "
-                              f"behave as 4 KiB pages, e.g. a guest's huge pages on small "
-                              f"host pages)"], True
-    return levels, notes + ["the curve fitted as measured (taking the TLB's misses out did "
-                            "not explain it better)"], False
+# ---------------------------------------------------------- a slower revisit
+
+def _fit_revisit(table: pd.DataFrame, fit: MemoryFit) -> Revisit | None:
+    """The last cache's capacity with the chase as fast as it goes
+    (spin_adds 0) and with each line revisited later (the largest
+    spin_adds).  A private cache keeps the same lines however slowly they
+    come back; a shared one loses more to its other users the longer each
+    line waits.  The adds' own time is the ``role == "base"`` point (a
+    chase that stays in L1) less the L1's latency, and is taken out; each
+    run's latencies are its cycles / its own median clock."""
+    check_columns(table, ["size_bytes", "spin_adds"], positive=False)
+    caches = fit.caches
+    if not caches or "role" not in table:
+        return None
+    last, mem = caches[-1], fit.levels[-1].latency_ns
+    slow = int(table["spin_adds"].max())
+    out = {}
+    for key, spin in (("normal", 0), ("slow", slow)):
+        part = table[table["spin_adds"] == spin]
+        role = part["role"].astype(str)
+        if not (role == "base").any() or not (role == "curve").any():
+            return None
+        if "latency_cycles" in part and "clock_ghz" in part:
+            cyc = part["latency_cycles"] / float(np.median(part["clock_ghz"]))
+        else:
+            check_columns(part, ["latency_ns"])
+            cyc = part["latency_ns"]
+        base = float(cyc[role == "base"].iloc[0]) - caches[0].latency_ns   # the adds' own time
+        w = part.loc[role == "curve", "size_bytes"].to_numpy(float)
+        lat = np.maximum(cyc[role == "curve"].to_numpy(float) - base, 1e-3)
+        try:
+            t = fit_transitions(w, lat, [last.latency_ns, mem], [last.size_bytes], sigma=0.03)[0]
+            out[f"{key}_bytes"] = t.size_bytes
+        except (ValueError, FloatingPointError):
+            out[f"{key}_bytes"] = None
+        out[f"{key}_ns_per_load"] = float(np.median(cyc.to_numpy(float)))
+        out[f"{key}_curve"] = {"size_bytes": [int(s) for s in w], "latency_ns": lat.tolist()}
+    return Revisit(spin_adds=slow, **out)
 
 
-from benchlib.memory.synthetic import synthetic_curve  # noqa: E402  (re-exported: tests and notebooks use it)
+# -------------------------------------------------------- what was not there
+
+def _not_determined(data: MemoryData, fit: MemoryFit, on_cycles: bool) -> list[str]:
+    """One note naming each chase the input lacks and what is therefore not
+    determined (nothing when the input is complete)."""
+    lack = []
+    if not on_cycles:
+        lack.append("cycles and the clock (the sizes are fitted on the ns as given, which a "
+                    "changing clock can move)")
+    if data.walk is None and len(fit.caches) > 1:
+        lack.append("the random walk (the sizes above L1 are the ring's, read as LRU sets: a "
+                    "cache with another replacement policy reads larger)")
+    if data.pairs is None:
+        lack.append("the load pairs (the line size rests on the stride curves alone, if any)")
+    if data.tlb is None:
+        lack.append("the TLB chase (no TLB levels, and their misses stay in the curve)")
+    if data.ring_passes is None and fit.caches:
+        lack.append("the ring's separate passes (how far the last cache moves between passes)")
+    if data.revisit is None and fit.caches:
+        lack.append("the slow revisit (whether the last cache loses capacity when its lines "
+                    "wait)")
+    return ["not in the input, so not determined: " + "; ".join(lack)] if lack else []

@@ -5,35 +5,40 @@ keeps past its capacity depends on its replacement policy, and the ring's
 LRU model trades the policy against the capacity; a random walk revisits
 them at random intervals, so any policy keeps ways/n of a set that n lines
 share (cache_model.kept_fraction(..., access="walk")).
-:func:`refit_with_walk` replaces the ring's size of each level the walk's
-curve spans by the walk's, keeping the ring's beside it."""
+:func:`refit_with_walk` gives a new fit in which each level the walk's curve
+spans has the walk's size, the ring's kept beside it.  A part of the fit
+step (:func:`.fit.fit_memory` calls it); pure."""
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import pandas as pd
 
 from benchlib.memory.cache_model import SMALL_PAGE, fit_walk
-from benchlib.memory.fit import MemoryFit, tlb_penalty_ns
+from benchlib.memory.levels import tlb_penalty_ns
+from benchlib.memory.hierarchy import Level, MemoryFit
 from benchlib.memory.segments import _median_by, check_columns
 
 
-def refit_with_walk(fit: MemoryFit, walk: pd.DataFrame) -> None:
-    """Each cache above the first whose transition the random walk's curve
-    spans (a quarter of its ring size to 4 times it) gets its capacity
-    from that curve (:func:`.cache_model.fit_walk`): a ring chase's shape
-    past the capacity depends on the cache's replacement policy (an LRU set
-    of n > ways lines keeps none of a ring, other policies keep some, and the
-    two trade against the capacity in the fit), a random walk's does not.
-    ``walk``: size_bytes, latency_ns (pattern=walk, same units as the fit).
-    The TLB's misses are taken out first where the ring's fit took them out.
-    The first cache keeps the ring's size (its set index lies inside the
-    page: a ring fits it or not, whatever the policy)."""
+def refit_with_walk(fit: MemoryFit, walk: pd.DataFrame) -> MemoryFit:
+    """A new fit in which each cache above the first whose transition the
+    random walk's curve spans (a quarter of its ring size to 4 times it)
+    has its capacity from that curve (:func:`.cache_model.fit_walk`): a
+    ring chase's shape past the capacity depends on the cache's replacement
+    policy (an LRU set of n > ways lines keeps none of a ring, other
+    policies keep some, and the two trade against the capacity in the fit),
+    a random walk's does not.  ``walk``: size_bytes, latency_ns
+    (pattern=walk, same units as the fit).  The TLB's misses are taken out
+    first where the ring's fit took them out.  The first cache keeps the
+    ring's size (its set index lies inside the page: a ring fits it or not,
+    whatever the policy).  ``fit`` itself is left as it was."""
     check_columns(walk, ["size_bytes", "latency_ns"])
     c = _median_by(walk, "size_bytes", "latency_ns")
     if fit.tlb_removed:
         c = c.assign(latency_ns=c["latency_ns"] - tlb_penalty_ns(c["size_bytes"], fit.tlb))
-    caches = [lv for lv in fit.levels if lv.size_bytes]
+    levels, notes = list(fit.levels), list(fit.notes)
+    caches = [lv for lv in levels if lv.size_bytes]
     k = 0
     while k + 1 < len(caches):
         k += 1
@@ -59,21 +64,23 @@ def refit_with_walk(fit: MemoryFit, walk: pd.DataFrame) -> None:
                 if gain >= 2 * math.log(len(pts)):
                     t = t2
                 else:
-                    _drop(fit, nxt, gain, 2 * math.log(len(pts)))
-                    caches.pop(k + 1)
+                    notes.append(_dropped(nxt, gain, 2 * math.log(len(pts))))
+                    levels = _named([x for x in levels if x is not nxt])
+                    caches = [x for x in levels if x.size_bytes]
+                    lv, low = caches[k], caches[k - 1]
         except ValueError as exc:
-            fit.notes.append(f"{lv.name}: the random walk was not fitted ({exc}); its size is "
-                             f"the ring's")
+            notes.append(f"{lv.name}: the random walk was not fitted ({exc}); its size is "
+                         f"the ring's")
             continue
         if t.edge_of_grid:
-            fit.notes.append(f"{lv.name}: the random walk's fit reaches the edge of its search "
-                             f"({t.size_bytes / 1024:.0f} KiB): its size is the ring's")
+            notes.append(f"{lv.name}: the random walk's fit reaches the edge of its search "
+                         f"({t.size_bytes / 1024:.0f} KiB): its size is the ring's")
             continue
         ring = (lv.size_bytes, lv.size_bytes_low, lv.size_bytes_high)
-        lv.ring_size_bytes = ring
-        lv.walk = t
-        lv.size_bytes, lv.size_bytes_low, lv.size_bytes_high = \
-            t.size_bytes, t.size_bytes_low, t.size_bytes_high
+        sized = replace(lv, ring_size_bytes=ring, walk=t, size_bytes=t.size_bytes,
+                        size_bytes_low=t.size_bytes_low, size_bytes_high=t.size_bytes_high)
+        levels = [sized if x is lv else x for x in levels]
+        caches[k] = sized
         msg = (f"{lv.name}: {t.size_bytes / 1024:.0f} KiB [{t.size_bytes_low / 1024:.0f}, "
                f"{t.size_bytes_high / 1024:.0f}] from a random walk (lines revisited at random "
                f"intervals: any replacement policy keeps ways/n of a set the walk's lines "
@@ -82,23 +89,27 @@ def refit_with_walk(fit: MemoryFit, walk: pd.DataFrame) -> None:
         if ring[1] > t.size_bytes_high:
             msg += (": past its capacity this cache keeps more of a ring than LRU sets would, "
                     "so its replacement policy is not LRU and the ring's fit overstates it")
-        fit.notes.append(msg)
+        notes.append(msg)
+    return replace(fit, levels=tuple(levels), notes=tuple(notes))
 
 
-def _drop(fit: MemoryFit, nxt, gain: float, penalty: float) -> None:
-    """Drop the ring's level ``nxt`` (a plateau its noisy transition made)
-    and name the caches again."""
-    name = nxt.name
-    fit.levels.remove(nxt)
-    k = 0
-    for lv in fit.levels:
+def _named(levels: list[Level]) -> list[Level]:
+    """The caches named L1, L2, ... again, in order."""
+    out, k = [], 0
+    for lv in levels:
         if lv.size_bytes:
             k += 1
-            lv.name = f"L{k}"
-    fit.notes.append(f"the ring's {name} ({nxt.size_bytes / 1024:.0f} KiB at "
-                     f"{nxt.latency_ns:.3g} ns) lies inside the span of the random walk, whose "
-                     f"curve does not need it (the fit improves by {gain:.1f} in n ln(RSS), "
-                     f"below the penalty {penalty:.1f}): part of the transition, not a level")
+            lv = lv if lv.name == f"L{k}" else replace(lv, name=f"L{k}")
+        out.append(lv)
+    return out
+
+
+def _dropped(nxt: Level, gain: float, penalty: float) -> str:
+    """Why the ring's level ``nxt`` (a plateau its noisy transition made) goes."""
+    return (f"the ring's {nxt.name} ({nxt.size_bytes / 1024:.0f} KiB at "
+            f"{nxt.latency_ns:.3g} ns) lies inside the span of the random walk, whose "
+            f"curve does not need it (the fit improves by {gain:.1f} in n ln(RSS), "
+            f"below the penalty {penalty:.1f}): part of the transition, not a level")
 
 
 __all__ = ["refit_with_walk"]

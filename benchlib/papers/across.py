@@ -18,7 +18,8 @@ Figures not printed in the table a row comes from are read from
 else is left empty.  Where two papers measured the same machine and OS, both
 rows stay (``disagreements`` shows them side by side).
 
-Paper ids and where their data and modules live appear in ``PAPERS`` only.
+The papers are ``benchlib.papers.PAPERS`` (ids, years, citations); the
+function that reads each paper's rows is in ``ROWS``.
 """
 from __future__ import annotations
 
@@ -26,41 +27,12 @@ import importlib
 import math
 import re
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Callable
 
 import pandas as pd
 
 from benchlib.errors import BenchlibError
-from benchlib.papers import data_dir
-
-
-@dataclass(frozen=True)
-class Paper:
-    data: str             # folder under data/papers/
-    module: str           # the paper's loader module (for constants the CSVs do not hold)
-    year: int             # date of the paper / post
-    cite: str
-    rows: str = ""        # the function below that reads its rows ("": none shared)
-
-
-# The ONE place paper ids appear.  The keys are this dataset's ids (the
-# ``paper`` column, data/papers/across/cpu_provenance.csv); when a paper's
-# data folder or module moves, change only its ``data`` and ``module`` here.
-PAPERS: dict[str, Paper] = {
-    "ousterhout1990": Paper("ousterhout1990", "benchlib.papers.ousterhout1990.paper", 1990,
-                            "Ousterhout, USENIX Summer 1990", "_ousterhout"),
-    "mach1989": Paper("mach1989", "benchlib.papers.mach1989.paper", 1989,
-                      "comp.os.mach thread 'Mach performance?', Dec 1989", "_mach"),
-    "lmbench1996": Paper("mcvoy1996", "benchlib.papers.mcvoy1996.paper", 1996,
-                         "McVoy & Staelin, USENIX Jan 1996", "_lmbench"),
-    "laibaker1996": Paper("laibaker1996", "benchlib.papers.laibaker1996.paper", 1996,
-                          "Lai & Baker, slides, 1996", "_laibaker"),
-    "chen1994": Paper("chen1994", "benchlib.papers.chen1994.paper", 1994,
-                      "Chen & Patterson, ACM TOCS 1994"),
-}
-# Chen & Patterson measure self-scaling I/O workloads only: none of the
-# shared primitives, so it contributes no rows (kept here so the count says 0).
+from benchlib.papers.data import PAPERS, data_dir, paper_dir
 
 PROVENANCE = "across/cpu_provenance.csv"
 
@@ -94,27 +66,18 @@ COLUMNS = ["paper", "table", "row_label", "row_index", "column", "system", "mach
            "locality", "conditions"]
 
 
-def paper_data(paper: str) -> Path:
-    """The data folder of one paper (by its id in ``PAPERS``)."""
-    try:
-        d = data_dir() / "papers" / PAPERS[paper].data
-    except KeyError:
-        raise BenchlibError(f"unknown paper {paper!r}; known: {', '.join(PAPERS)}") from None
-    if not d.is_dir():
-        raise BenchlibError(f"no data folder for {paper} at {d}")
-    return d
-
-
 def read_table(paper: str, table: str) -> pd.DataFrame:
     """One CSV of one paper, as committed (``table`` is the file stem)."""
-    path = paper_data(paper) / f"{table}.csv"
+    path = paper_dir(paper) / f"{table}.csv"
     if not path.is_file():
         raise BenchlibError(f"no table {table!r} for {paper} ({path})")
     return pd.read_csv(path)
 
 
 def paper_module(paper: str):
-    return importlib.import_module(PAPERS[paper].module)
+    """The paper's loader module (for constants its CSVs do not hold)."""
+    paper_dir(paper)   # a known paper
+    return importlib.import_module(f"benchlib.papers.{paper}.paper")
 
 
 def provenance() -> pd.DataFrame:
@@ -248,9 +211,9 @@ def _mach(paper: str) -> list[dict]:
     return out
 
 
-# ------------------------------------------------------------ lmbench 1996
+# ------------------------------------------------------------ McVoy & Staelin 1996
 
-def _lmbench(paper: str) -> list[dict]:
+def _mcvoy(paper: str) -> list[dict]:
     def describe(label: str, i: int) -> dict:
         m = re.search(r"@(\d+)$", label)
         return {"system": label, "machine": label, "os": label.split()[0].split("/")[0],
@@ -320,12 +283,20 @@ def _apply_provenance(df: pd.DataFrame) -> pd.DataFrame:
     return df
 
 
+# The function that reads each paper's rows.  Chen & Patterson measure
+# self-scaling I/O workloads only: none of the shared primitives, so that
+# paper contributes no rows (the counts say 0).
+ROWS: dict[str, Callable[[str], list[dict]]] = {
+    "ousterhout1990": _ousterhout, "mach1989": _mach, "mcvoy1996": _mcvoy,
+    "laibaker1996": _laibaker,
+}
+
+
 def dataset() -> pd.DataFrame:
     """Every paper's rows of the shared primitives (see the module docstring)."""
     rows = []
-    for paper, p in PAPERS.items():
-        if p.rows:
-            rows += globals()[p.rows](paper)
+    for paper, read in ROWS.items():
+        rows += read(paper)
     df = pd.DataFrame(rows).reindex(columns=COLUMNS)
     df["cpu_mhz_source"] = df["cpu_mhz_source"].fillna("")
     df["cpu_mips_basis"] = df["cpu_mips_basis"].fillna("")

@@ -2,10 +2,12 @@
 measured now with the project's benchmarks, and any machine whose results
 are in a results store (the paper notebooks save theirs).
 
-Each primitive of ``across.PRIMITIVES`` that can be measured here has one
-``Measure``: the benchmark and parameters that measure it, and the rule that
-recognises the same measurement in a stored result.  The CPU speed is a
-VAX-MIPS rating from the ``integer_speed`` benchmark, converted with the
+Each primitive of ``across.PRIMITIVES`` that can be measured here is a cell
+a paper declares (``CELLS``: primitive -> paper, table, column, row of that
+paper's ``cells.CELLS``): the same benchmark, parameters and sizes as the
+paper's notebook measures it, and the rule that recognises the same
+measurement in a stored result (``papers.tables.matches``).  The CPU speed is
+a VAX-MIPS rating from the ``integer_speed`` benchmark, converted with the
 Ousterhout paper module's ``vax_mips`` (its basis is stated in each row).
 """
 from __future__ import annotations
@@ -13,102 +15,57 @@ from __future__ import annotations
 import math
 import os
 import tempfile
-from dataclasses import dataclass
-from typing import Callable
+from pathlib import Path
 
 import pandas as pd
 
 from benchlib.errors import BenchlibError
 from benchlib.measuring.harness import Result, run
 from benchlib.measuring.metadata import machine_info
-from benchlib.papers.across import COLUMNS, PRIMITIVES, paper_module
+from benchlib.results.store import load_results
+from benchlib.papers import cell, load_table
+from benchlib.papers.across import _TO_STD, COLUMNS, PRIMITIVES, paper_module
+from benchlib.papers.tables import Column, column_params, matches, unit_of
 
 RATING_PAPER = "ousterhout1990"      # whose vax_mips converts native MIPS
 RATING_BASIS = ("measured: integer_speed native MIPS (median) / (2 instructions per VAX "
                 "instruction x 0.47 native MIPS of a VAX-11/780), as in the Ousterhout notebook")
-SMOKE_UNCACHED_BYTES = 16 << 20      # smoke keeps sizes tiny; the row says so
+REPOSITORY_RESULTS = Path(__file__).resolve().parents[2] / "results"
 
-
-def llc_bytes(machine: dict) -> int:
-    return int(machine.get("l3_bytes") or machine.get("l2_bytes") or (32 << 20))
-
-
-def uncached_bytes(machine: dict, profile: str) -> int:
-    """A block 4x the last-level cache, within a quarter of the memory
-    available (as the memory notebook sizes it); tiny at smoke."""
-    if profile == "smoke":
-        return SMOKE_UNCACHED_BYTES
-    from benchlib.memory.measure import max_size_bytes
-    return max_size_bytes(machine)
-
-
-def cached_bytes(machine: dict) -> int:
-    return max(4096, int(machine.get("l2_bytes") or (256 << 10)) // 4)
-
-
-@dataclass(frozen=True)
-class Measure:
-    benchmark: str
-    params: Callable[[dict, str], dict]          # (machine, profile) -> parameters
-    matches: Callable[[dict, dict], bool]        # (stored params, machine) -> same measurement?
-    unit: str                                    # the benchmark's unit
-    pin: bool = True
-    file: bool = False
-    conditions: Callable[[dict], str] = lambda p: ""
-
-
-def _eq(**want) -> Callable[[dict, dict], bool]:
-    return lambda p, m: all(p.get(k) == v for k, v in want.items())
-
-
-MEASURES: dict[str, Measure] = {
-    "kernel_entry": Measure("syscall", lambda m, pr: {"op": "getpid"}, _eq(op="getpid"), "us",
-                            conditions=lambda p: "getpid through syscall(2), pinned"),
-    "context_switch": Measure("context_switch",
-                              lambda m, pr: {"processes": 2, "process_kb": 0,
-                                             "placement": "same_cpu"},
-                              _eq(processes=2, process_kb=0, placement="same_cpu"), "us",
-                              pin=False, conditions=lambda p: "2 processes, 0 KB, one CPU"),
-    "pipe_round_trip": Measure("pipe_latency", lambda m, pr: {"placement": "same_cpu"},
-                               _eq(placement="same_cpu"), "us", pin=False,
-                               conditions=lambda p: "both processes on one CPU"),
-    "memory_copy_cached": Measure("bcopy", lambda m, pr: {"size_bytes": cached_bytes(m)},
-                                  lambda p, m: 0 < p.get("size_bytes", 0) <= cached_bytes(m),
-                                  "MB/s", conditions=lambda p: f"{p['size_bytes']} bytes"),
-    "memory_copy_uncached": Measure(
-        "bcopy", lambda m, pr: {"size_bytes": uncached_bytes(m, pr)},
-        lambda p, m: p.get("size_bytes", 0) >= 2 * llc_bytes(m), "MB/s",
-        conditions=lambda p: f"{p['size_bytes']} bytes"),
-    "main_memory_latency": Measure(
-        "mem_latency", lambda m, pr: {"size_bytes": uncached_bytes(m, pr), "pattern": "random"},
-        lambda p, m: p.get("pattern") == "random" and p.get("size_bytes", 0) >= 2 * llc_bytes(m),
-        "ns", conditions=lambda p: f"random chase over {p['size_bytes']} bytes"),
-    "file_create_delete": Measure("fs_create_delete",
-                                  lambda m, pr: {"file_bytes": 0, "fsync": "no"},
-                                  _eq(file_bytes=0, fsync="no"), "ms", file=True,
-                                  conditions=lambda p: "create, close, open, close, delete; "
-                                  "no data; no fsync"),
-    "process_fork": Measure("process_creation", lambda m, pr: {"op": "fork_exit"},
-                            _eq(op="fork_exit"), "ms", pin=False),
-    "process_fork_exec": Measure("process_creation", lambda m, pr: {"op": "fork_exec_exit"},
-                                 _eq(op="fork_exec_exit"), "ms", pin=False),
-    "tcp_round_trip_local": Measure("ipc_latency",
-                                    lambda m, pr: {"transport": "tcp", "placement": "same_cpu"},
-                                    _eq(transport="tcp", placement="same_cpu"), "us", pin=False,
-                                    conditions=lambda p: "loopback, one CPU"),
-    "udp_round_trip_local": Measure("ipc_latency",
-                                    lambda m, pr: {"transport": "udp", "placement": "same_cpu"},
-                                    _eq(transport="udp", placement="same_cpu"), "us", pin=False,
-                                    conditions=lambda p: "loopback, one CPU"),
-    "rpc_round_trip_local": Measure("rpc_latency",
-                                    lambda m, pr: {"transport": "udp", "placement": "same_cpu"},
-                                    _eq(transport="udp", placement="same_cpu"), "us", pin=False,
-                                    conditions=lambda p: "Sun RPC over UDP, loopback, one CPU"),
-    "tcp_bandwidth_local": Measure("ipc_bandwidth", lambda m, pr: {"transport": "tcp"},
-                                   _eq(transport="tcp"), "MB/s", pin=False,
-                                   conditions=lambda p: "loopback"),
+# primitive -> the paper cell that measures it: (paper, table, column, row key)
+CELLS: dict[str, tuple[str, str, str, str | None]] = {
+    "kernel_entry": ("ousterhout1990", "table02", "time_us", "pinned"),
+    "context_switch": ("mcvoy1996", "context_switch", "p2_0kb_us", None),
+    "pipe_round_trip": ("mcvoy1996", "pipe_latency", "pipe_us", None),
+    "memory_copy_cached": ("ousterhout1990", "table05", "cached_mb_s", None),
+    "memory_copy_uncached": ("ousterhout1990", "table05", "uncached_mb_s", None),
+    "main_memory_latency": ("mcvoy1996", "memory_latency", "main_memory_ns", None),
+    "file_create_delete": ("ousterhout1990", "table10", "no_data_ms", "local"),
+    "process_fork": ("mcvoy1996", "process_creation", "fork_exit_ms", None),
+    "process_fork_exec": ("mcvoy1996", "process_creation", "fork_exec_exit_ms", None),
+    "tcp_round_trip_local": ("mcvoy1996", "tcp_latency", "tcp_us", None),
+    "udp_round_trip_local": ("mcvoy1996", "udp_latency", "udp_us", None),
+    "rpc_round_trip_local": ("mcvoy1996", "udp_latency", "rpc_udp_us", None),
+    "tcp_bandwidth_local": ("mcvoy1996", "tcp_bandwidth", "tcp_mb_s", None),
 }
-_TO_STD = {("us", "us"): 1.0, ("ms", "ms"): 1.0, ("ns", "ns"): 1.0, ("MB/s", "MB/s"): 1.0}
+
+
+def column_of(primitive: str) -> Column:
+    """The declared cell that measures ``primitive``."""
+    return cell(*CELLS[primitive])
+
+
+def unit(primitive: str) -> str:
+    """The unit of the cell that measures ``primitive``."""
+    return unit_of(CELLS[primitive][2])
+
+
+def conditions(primitive: str, params: dict | None = None) -> str:
+    """What was measured, in words: the benchmark as run (or as declared)
+    and the paper cell it stands for."""
+    paper, table, column, row = CELLS[primitive]
+    return (f"{column_of(primitive).describe(params)}; as {paper} {table} {column}"
+            + (f" ({row})" if row else ""))
 
 
 def vax_mips(native_mips: float) -> float:
@@ -134,8 +91,10 @@ def _row(primitive: str, value: float, unit: str, machine: dict, year: int, rati
 def measure_this_machine(profile: str = "quick", directory: str | None = None,
                          progress: bool = True, only: list[str] | None = None,
                          rating: float | None = None) -> tuple[pd.DataFrame, list[Result], dict]:
-    """Measure the primitives of ``MEASURES`` (or ``only`` those) here, and
-    the CPU rating unless ``rating`` is given (from the store).
+    """Measure the primitives of ``CELLS`` (or ``only`` those) here, each as
+    its paper declares it, and the CPU rating unless ``rating`` is given
+    (from the store).  A size read from the caches that this machine does
+    not report is a BenchlibError naming the cache.
     Returns (rows, results, skipped: primitive -> why not measured)."""
     machine = machine_info()
     cpu = min(os.sched_getaffinity(0))
@@ -146,39 +105,46 @@ def measure_this_machine(profile: str = "quick", directory: str | None = None,
         results.append(rating_r)
         rating = vax_mips(rating_r.median)
     rows = []
-    items = [(p, m) for p, m in MEASURES.items() if only is None or p in only]
+    items = [p for p in CELLS if only is None or p in only]
     if progress:
         from tqdm.auto import tqdm
         items = tqdm(items, desc="primitives")
     with tempfile.TemporaryDirectory(dir=directory) as tmp:
-        for prim, m in items:
-            params = m.params(machine, profile)
-            if m.pin:
-                params["cpu"] = cpu
-            if m.file:
-                params["directory"] = tmp
+        for prim in items:
+            col = column_of(prim)
+            params = column_params(col, tmp, machine, profile)
             try:
-                r = run(m.benchmark, profile=profile, **params)
+                r = run(col.benchmark, profile=profile, **params)
             except BenchlibError as e:
-                if m.benchmark != "rpc_latency":
+                if not col.optional:
                     raise
                 skipped[prim] = str(e)
                 continue
             results.append(r)
-            cond = m.conditions(params)
-            if m.file and r.extras.get("fs_type"):
+            cond = conditions(prim, params)
+            if col.file and r.extras.get("fs_type"):
                 cond += f"; {r.extras['fs_type']}"
-            rows.append(_row(prim, r.median, m.unit, machine, year, rating,
+            rows.append(_row(prim, r.median * col.scale, unit(prim), machine, year, rating,
                              f"measured now ({profile})", cond))
     return pd.DataFrame(rows).reindex(columns=COLUMNS + ["higher_is_better"]), results, skipped
 
 
+def read_store(results_dir: str | os.PathLike | None = None, say=print) -> pd.DataFrame:
+    """Every result stored under ``results_dir`` (None: the repository's
+    ``results/``), as ``benchlib.load_results`` gives them.  A file there
+    that is not a benchlib result file, or cannot be read, is skipped with
+    one line (``say``) naming it."""
+    root = REPOSITORY_RESULTS if results_dir is None else Path(results_dir)
+    return load_results(root, on_error=lambda path, e: say(f"skipped {path}: {e}"))
+
+
 def from_store(stored: pd.DataFrame, prefer_not: str = "smoke",
                skip_profiles: tuple[str, ...] = ()) -> pd.DataFrame:
-    """Rows from a results store (``benchlib.load_results``): per host and
-    primitive, the latest matching result (one of another profile than
-    ``prefer_not`` when there is one; none of ``skip_profiles``); the host's
-    rating from its latest ``integer_speed`` result, or empty."""
+    """Rows from a results store (``read_store``): per host and primitive,
+    the latest result that is the primitive's declared measurement (one of
+    another profile than ``prefer_not`` when there is one; none of
+    ``skip_profiles``); the host's rating from its latest ``integer_speed``
+    result, or empty."""
     if stored is None or stored.empty:
         return pd.DataFrame(columns=COLUMNS + ["higher_is_better"])
     recs = [r for r in stored["record"] if r.get("profile") not in skip_profiles]
@@ -189,9 +155,10 @@ def from_store(stored: pd.DataFrame, prefer_not: str = "smoke",
         if rec["benchmark"] == "integer_speed":
             latest[(host, "rating")] = rec
             continue
-        for prim, m in MEASURES.items():
-            if rec["benchmark"] == m.benchmark and m.matches(rec.get("params", {}),
-                                                              rec.get("machine", {})):
+        for prim in CELLS:
+            col = column_of(prim)
+            if rec["benchmark"] == col.benchmark and matches(col, rec.get("params", {}),
+                                                             rec.get("machine", {})):
                 latest[(host, prim)] = rec
     rows = []
     for (host, prim), rec in latest.items():
@@ -200,14 +167,28 @@ def from_store(stored: pd.DataFrame, prefer_not: str = "smoke",
         r = latest.get((host, "rating"))
         rating = vax_mips(r["median"]) if r else math.nan
         year = int(str(rec.get("timestamp") or "0")[:4] or 0) or math.nan
-        m = MEASURES[prim]
-        rows.append(_row(prim, float(rec["median"]), m.unit, rec.get("machine", {}), year,
-                         rating, f"results store ({rec.get('profile')}, {rec.get('timestamp')})",
-                         m.conditions(rec.get("params", {}))))
+        rows.append(_row(prim, float(rec["median"]) * column_of(prim).scale, unit(prim),
+                         rec.get("machine", {}), year, rating,
+                         f"results store ({rec.get('profile')}, {rec.get('timestamp')})",
+                         conditions(prim, rec.get("params", {}))))
     return pd.DataFrame(rows).reindex(columns=COLUMNS + ["higher_is_better"])
 
 
 def missing(rows: pd.DataFrame, host: str) -> list[str]:
-    """Primitives of MEASURES with no row for ``host``."""
+    """Primitives of CELLS with no row for ``host``."""
     have = set(rows.loc[rows["machine"] == host, "primitive"]) if len(rows) else set()
-    return [p for p in MEASURES if p not in have]
+    return [p for p in CELLS if p not in have]
+
+
+def against_table1(rating: float) -> dict:
+    """A VAX-MIPS rating against Ousterhout's Table 1 (read from its CSV):
+    the MicroVAX II (his yardstick) and his fastest machine, their ratings
+    and how many times each this rating is."""
+    ous = paper_module(RATING_PAPER)
+    hw = load_table(RATING_PAPER, "table01")
+    ref = hw[hw["abbrev"] == ous.machine_of(ous.REFERENCE)].iloc[0]
+    top = hw.loc[hw["mips"].idxmax()]
+    return {"reference": ref["hardware"], "reference_mips": float(ref["mips"]),
+            "times_reference": rating / float(ref["mips"]),
+            "fastest": top["hardware"], "fastest_mips": float(top["mips"]),
+            "times_fastest": rating / float(top["mips"])}

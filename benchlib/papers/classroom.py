@@ -15,6 +15,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from benchlib.measuring.registry import get_benchmark
+from benchlib.papers import cells, load_table
+from benchlib.papers.tables import column_params, matches
+
 REPO = Path(__file__).resolve().parents[2]
 RECORDED_DIR = REPO / "data" / "class"
 NOISY_SHARE = 0.25  # a machine is noisy when a quarter of its results are unstable for noise
@@ -24,34 +28,69 @@ CLOCK_REASON = "clock_moved"
 
 @dataclass(frozen=True)
 class Comparison:
-    """One benchmark of the class set (``name``) and a paper column it
-    stands beside (``label``)."""
-    name: str
-    label: str
-    benchmark: str
-    params: dict
-    unit: str
+    """A paper cell the class set stands beside (``paper``, ``table``,
+    ``column``, ``row``: a cell of that paper's ``cells.CELLS``).  The class
+    measures it as the paper's declaration says (benchmark, parameters),
+    in the benchmark's unit, on each machine's own placement."""
     paper: str
     table: str
     column: str
-    paper_scale: float = 1.0   # multiply the paper's column to get `unit`
-    higher_is_better: bool = False
+    row: str | None = None
+
+    @property
+    def spec(self):
+        return cells(self.paper)[self.table]
+
+    @property
+    def cell(self):
+        return self.spec.cell(self.column, self.row)
+
+    @property
+    def csv(self) -> str:
+        return self.spec.csv
+
+    @property
+    def benchmark(self) -> str:
+        return self.cell.benchmark
+
+    @property
+    def params(self) -> dict:
+        """The declared parameters as run (placement included, no CPU)."""
+        p = column_params(self.cell)
+        p.pop("cpu", None)
+        return p
+
+    @property
+    def name(self) -> str:
+        """The measurement in words, the same for every cell it stands beside."""
+        return " ".join([self.benchmark] + [f"{k}={v}" for k, v in self.params.items()])
+
+    @property
+    def label(self) -> str:
+        """The paper's side: its table's title and column."""
+        return f"{self.spec.title}, {self.column}"
+
+    @property
+    def unit(self) -> str:
+        return get_benchmark(self.benchmark).unit
+
+    @property
+    def paper_scale(self) -> float:
+        """Multiply the paper's column by this to get ``unit``."""
+        return 1.0 / self.cell.scale
+
+    @property
+    def higher_is_better(self) -> bool:
+        return bool(get_benchmark(self.benchmark).higher_is_better)
 
 
-_SYSCALL, _PIPE = "null system call (getppid)", "pipe round trip, one CPU"
 CORE = (
-    Comparison(_SYSCALL, "null system call", "syscall", {"op": "getppid"}, "us",
-               "lmbench1996", "table_null_syscall", "null_syscall_us"),
-    Comparison(_PIPE, "pipe latency", "pipe_latency", {"placement": "same_cpu"}, "us",
-               "lmbench1996", "table_pipe_latency", "pipe_us"),
-    Comparison("fork + exit", "fork + exit", "process_creation", {"op": "fork_exit", "parent": "small"},
-               "ms", "lmbench1996", "table_process_creation", "fork_exit_ms"),
-    Comparison("bcopy 8 MiB (libc memcpy)", "bcopy (libc)", "bcopy", {"size_bytes": 8 << 20}, "MB/s",
-               "lmbench1996", "table_memory_bandwidth", "bcopy_libc_mb_s", higher_is_better=True),
-    Comparison(_SYSCALL, "getpid (Table 2)", "syscall", {"op": "getppid"}, "us",
-               "ousterhout1990", "table02_getpid", "time_us"),
-    Comparison(_PIPE, "cswitch round trip (Table 3)", "pipe_latency", {"placement": "same_cpu"},
-               "us", "ousterhout1990", "table03_cswitch", "time_ms", paper_scale=1000.0),
+    Comparison("mcvoy1996", "null_syscall", "null_syscall_us"),
+    Comparison("mcvoy1996", "pipe_latency", "pipe_us"),
+    Comparison("mcvoy1996", "process_creation", "fork_exit_ms"),
+    Comparison("mcvoy1996", "memory_bandwidth", "bcopy_libc_mb_s"),
+    Comparison("ousterhout1990", "table02", "time_us", "pinned"),
+    Comparison("ousterhout1990", "table03", "time_ms", "same_cpu"),
 )
 
 
@@ -64,14 +103,15 @@ def core_points() -> list[tuple[str, dict]]:
     return seen
 
 
-def measure_core(profile: str = "quick", cpu: int = -1):
-    """Run the class set on this machine; returns the Results."""
+def measure_core(profile: str = "quick", cpu: int = -1, recorder=None):
+    """Run the class set on this machine; returns the Results (each also
+    handed to ``recorder``, if given)."""
     from benchlib.measuring.harness import run
 
-    return [run(b, {**p, "cpu": cpu}, profile=profile) for b, p in core_points()]
+    return [run(b, {**p, "cpu": cpu}, profile=profile, recorder=recorder) for b, p in core_points()]
 
 
-def build_class_database(output_dir: str | Path, profile: str, recorded=None) -> str:
+def build_class_database(output_dir: str | Path, profile: str, recorded=None, recorder=None) -> str:
     """A database in output_dir holding this machine's class set (measured
     now) and the recorded example files: what the notebook uses when no
     database is given.  Returns its URL."""
@@ -79,7 +119,7 @@ def build_class_database(output_dir: str | Path, profile: str, recorded=None) ->
     from benchlib.results.store import save_results
 
     out = Path(output_dir)
-    save_results(measure_core(profile), out / "this_machine")
+    save_results(measure_core(profile, recorder=recorder), out / "this_machine")
     url = f"sqlite:///{out / 'class.sqlite'}"
     engine = bdb.open_db(url)
     try:
@@ -116,14 +156,12 @@ def add_machine_columns(df: pd.DataFrame, salt: str | None) -> pd.DataFrame:
 
 
 def _matches(df: pd.DataFrame, c: Comparison) -> pd.Series:
-    """Rows of c's benchmark with c's parameters (other parameters free)."""
-    ok = (df["benchmark"] == c.benchmark) & (df["unit"].astype(str).str.replace("µ", "u") == c.unit)
-    for k, v in c.params.items():
-        if k not in df.columns:
-            return pd.Series(False, index=df.index)
-        col = pd.to_numeric(df[k], errors="coerce") if isinstance(v, (int, float)) else df[k]
-        ok &= col == v
-    return ok
+    """Rows that are c's declared measurement (``papers.tables.matches``:
+    its parameters, other parameters free), in c's unit."""
+    unit = df["unit"].astype(str).str.replace("µ", "u") == c.unit
+    same = df["record"].map(lambda r: r["benchmark"] == c.benchmark
+                            and matches(c.cell, r.get("params", {}), r.get("machine", {})))
+    return unit & same.astype(bool)
 
 
 def _distinct(comparisons) -> list[Comparison]:
@@ -181,9 +219,7 @@ def machine_flags(df: pd.DataFrame) -> pd.DataFrame:
 def against_paper(class_df: pd.DataFrame, c: Comparison) -> pd.DataFrame:
     """The paper's table (one column, in the class unit) with each machine's
     median inserted in sorted order; ``source`` says which rows are whose."""
-    from benchlib.papers import load_table
-
-    t = load_table(c.paper, c.table)
+    t = load_table(c.paper, c.csv)
     name_col = t.columns[0]
     paper = pd.DataFrame({"system": t[name_col].astype(str),
                           c.unit: pd.to_numeric(t[c.column], errors="coerce") * c.paper_scale})

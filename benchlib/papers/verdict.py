@@ -79,6 +79,17 @@ def verdict(output_dir: str | os.PathLike | None, paper: str, claim: str, holds:
     return v
 
 
+def all_hold(holds) -> bool | None:
+    """Several checks as one: True when every one holds, False when any
+    does not, None when none fails but one cannot tell (or there are none)."""
+    holds = [None if h is None else bool(h) for h in holds]
+    if any(h is False for h in holds):
+        return False
+    if holds and all(h is True for h in holds):
+        return True
+    return None
+
+
 def read_verdicts(output_dir: str | os.PathLike) -> list[dict]:
     """The verdicts a notebook recorded in ``output_dir`` (empty if none)."""
     path = Path(output_dir) / VERDICT_FILE

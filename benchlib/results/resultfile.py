@@ -258,18 +258,28 @@ def _identity(rec: dict) -> tuple:
             rec.get("timestamp"), tuple(rec["samples"]))
 
 
-def load_records(source: str | os.PathLike | Iterable, check: bool = True) -> list[dict]:
+def load_records(source: str | os.PathLike | Iterable, check: bool = True,
+                 on_error=None) -> list[dict]:
     """Records from a result file, a store file, a directory (searched
     recursively for store/*.jsonl, results.json and *.results.json: a
     reproduce.sh run folder, a notebook's output folder, a results/ tree), or
     an iterable of Results/records.  A measurement found twice (a notebook's
-    results.json and its store line) is kept once."""
+    results.json and its store line) is kept once.  In a directory, a file
+    that is not a valid benchlib result file stops the reading, unless
+    ``on_error(path, error)`` is given: then it is called and the file skipped."""
     if not isinstance(source, (str, os.PathLike)):
         recs = [upgrade(r) if isinstance(r, dict) else to_record(r) for r in source]
     else:
         path = Path(source)
         if path.is_dir():
-            recs = [r for f in _files_under(path) for r in read_records(f, check)]
+            recs = []
+            for f in _files_under(path):
+                try:
+                    recs += read_records(f, check)
+                except BenchlibError as exc:
+                    if on_error is None:
+                        raise
+                    on_error(f, exc)
         elif path.exists():
             recs = read_records(path, check)
         else:

@@ -5,10 +5,10 @@ back into one DataFrame for comparison.  Each line is one record of the
 versioned result format (benchlib.results.resultfile); lines written before the
 format was versioned still load.
 
-A notebook's output folder records too: ``notebook_output_dir`` turns on a
-recorder, and every result ``benchlib.run``/``sweep`` returns afterwards in
-that process is also written to ``<output_dir>/results.json`` (a result
-file, rewritten atomically after each result)."""
+A notebook's output folder keeps its results in ``<output_dir>/results.json``
+through a ``Recorder`` the notebook makes and hands its results to (or
+passes to ``run``/``sweep`` as ``recorder=``): recording is always
+explicit, never a state of the process."""
 from __future__ import annotations
 
 import atexit
@@ -34,7 +34,6 @@ def store_path(results_dir: str | os.PathLike, hostname: str) -> Path:
 
 def save_results(results: Iterable, results_dir: str | os.PathLike = DEFAULT_RESULTS_DIR) -> Path | None:
     """Append results (benchlib.Result objects) to the store; returns the file."""
-    flush_recording()  # a notebook's save_results also brings results.json up to date
     path = None
     for r in results:
         path = store_path(results_dir, r.machine.get("hostname", "unknown"))
@@ -48,76 +47,115 @@ def save_results(results: Iterable, results_dir: str | os.PathLike = DEFAULT_RES
 
 
 def load_results(results_dir: str | os.PathLike = DEFAULT_RESULTS_DIR, *,
-                 db: str | os.PathLike | None = None) -> pd.DataFrame:
+                 db: str | os.PathLike | None = None, on_error=None) -> pd.DataFrame:
     """Every stored result under results_dir (store files and result files,
     searched recursively; a file may be given too) as one DataFrame: one row
     per result, parameters as columns, the main machine fields as
     ``machine.*`` columns, ``stable`` and the full record in ``record``.
     With ``db`` (a URL or an SQLite path; see benchlib.results.db), the same
-    DataFrame from the results database instead, in import order."""
+    DataFrame from the results database instead, in import order.
+    ``on_error(path, error)``: skip a file under results_dir that is not a
+    valid result file, after calling it (else such a file stops the reading)."""
     if db is not None:
         from benchlib.results.db import load_results as load_from_db
 
         return load_from_db(db)
     if not Path(results_dir).exists():
         return pd.DataFrame()
-    return pd.DataFrame([result_row(rec) for rec in resultfile.load_records(results_dir)])
+    return pd.DataFrame([result_row(rec) for rec in
+                         resultfile.load_records(results_dir, on_error=on_error)])
 
 
 # ---------------------------------------------------------------- recorder
 
-_recorder: dict = {"path": None, "notebook": None, "lines": [], "written": 0, "at": 0.0, "atexit": False}
-REWRITE_EVERY_S = 2.0  # after the first 20 results, rewrite at most this often (and at exit)
+REWRITE_EVERY_S = 2.0  # after the first 20 results, rewrite at most this often (and at flush)
 
 
-def record_to(path: str | os.PathLike | None, notebook: str | None = None) -> None:
-    """Write every result measured from now on to the result file ``path``
-    (None: stop recording).  Results already in the file are kept."""
-    flush_recording()
-    _recorder.update(lines=[], written=0, path=Path(path) if path else None,
-                     notebook=notebook if path else None)
-    if path and Path(path).exists():
-        try:
-            _recorder["lines"] = [json.dumps(r) for r in resultfile.read_records(path)]
-            _recorder["written"] = len(_recorder["lines"])
-        except BenchlibError:
-            pass  # an unreadable old file is replaced
-    if path and not _recorder["atexit"]:
-        atexit.register(flush_recording)
-        _recorder["atexit"] = True
+class Recorder:
+    """A result file that the caller fills explicitly: ``Recorder(out,
+    "ousterhout1990")`` writes ``out/results.json``, and every result handed
+    to it (``rec.add(...)``, or ``run(..., recorder=rec)`` / ``sweep(...,
+    recorder=rec)`` and the paper functions that take ``recorder``) is in
+    that file, rewritten atomically.  Nothing is recorded that the caller
+    did not pass: there is no recorder of the process, and a second
+    Recorder of another folder records independently.
+
+    ``add`` takes Results, iterables of them, and anything with a
+    ``results`` mapping or list (a paper's ``TableRows``); a Result handed
+    over twice is recorded once.  The file is
+    rewritten after each of the first 20 results, then at most every
+    REWRITE_EVERY_S seconds, and on ``flush()`` (also at exit, so a sweep of
+    hundreds of results does not rewrite megabytes between measurements).
+    Results already in the file are kept."""
+
+    def __init__(self, output_dir: str | os.PathLike, notebook: str | None = None,
+                 file_name: str = resultfile.RESULT_FILE_NAME):
+        self.path = Path(output_dir) / file_name
+        self.notebook = notebook
+        self._lines: list[str] = []
+        self._kept: dict[int, object] = {}  # the Results recorded (each once, however handed over)
+        self._written, self._at = 0, 0.0
+        if self.path.exists():
+            try:
+                self._lines = [json.dumps(r) for r in resultfile.read_records(self.path)]
+                self._written = len(self._lines)
+            except BenchlibError:
+                pass  # an unreadable old file is replaced
+        atexit.register(self.flush)
+
+    def __len__(self) -> int:
+        return len(self._lines)
+
+    def add(self, *items) -> "Recorder":
+        """Record Results (or iterables of them, or objects with ``results``)."""
+        for r in _results_in(items):
+            if id(r) in self._kept:
+                continue
+            self._kept[id(r)] = r
+            if self.notebook and isinstance(getattr(r, "provenance", None), dict):
+                r.provenance["notebook"] = self.notebook
+            self._lines.append(resultfile.dumps_record(r))
+            if len(self._lines) <= 20 or time.monotonic() - self._at >= REWRITE_EVERY_S:
+                self.flush()
+        return self
+
+    def flush(self) -> None:
+        """Rewrite the result file (atomically) if it is behind."""
+        if self._written == len(self._lines):
+            return
+        head = json.dumps({"schema_version": resultfile.SCHEMA_VERSION, "format": resultfile.FORMAT,
+                           "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")})
+        resultfile.write_text_atomic(self.path, head[:-1] + ', "results": [\n'
+                                     + ",\n".join(self._lines) + "\n]}\n")
+        self._written, self._at = len(self._lines), time.monotonic()
 
 
-def flush_recording() -> None:
-    """Rewrite the recording's result file (atomically) if it is behind."""
-    path, lines = _recorder["path"], _recorder["lines"]
-    if path is None or _recorder["written"] == len(lines):
-        return
-    head = json.dumps({"schema_version": resultfile.SCHEMA_VERSION, "format": resultfile.FORMAT,
-                       "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")})
-    resultfile.write_text_atomic(path, head[:-1] + ', "results": [\n' + ",\n".join(lines) + "\n]}\n")
-    _recorder["written"], _recorder["at"] = len(lines), time.monotonic()
-
-
-def record_result(result) -> None:
-    """Called by the harness for every result: add it to the recording.  The
-    file is rewritten after each of the first 20 results, then at most every
-    REWRITE_EVERY_S seconds and at exit (a notebook with hundreds of results
-    would otherwise rewrite megabytes between measurements)."""
-    if _recorder["path"] is None:
-        return
-    if _recorder["notebook"] and getattr(result, "provenance", None) is not None:
-        result.provenance["notebook"] = _recorder["notebook"]
-    _recorder["lines"].append(resultfile.dumps_record(result))
-    if len(_recorder["lines"]) <= 20 or time.monotonic() - _recorder["at"] >= REWRITE_EVERY_S:
-        flush_recording()
+def _results_in(items) -> Iterable:
+    for item in items:
+        if item is None:
+            continue
+        if hasattr(item, "samples") and hasattr(item, "benchmark"):
+            yield item
+        elif hasattr(item, "results"):
+            res = item.results
+            yield from _results_in([res.values() if isinstance(res, dict) else res])
+        elif isinstance(item, dict):
+            yield from _results_in([item.values()])
+        else:
+            try:
+                it = iter(item)
+            except TypeError:
+                raise BenchlibError(f"a Recorder records Results, not {type(item).__name__}") from None
+            yield from _results_in(it)
 
 
 def notebook_output_dir(output_dir: str | os.PathLike | None, notebook: str) -> Path:
     """Where a notebook writes figures and CSVs: ``output_dir`` when given
     (papermill passes one), else ``results/interactive/<notebook>`` at the
     repository root, so "Run all" in JupyterLab writes somewhere sensible
-    whatever the working directory.  From then on every result measured in
-    this process is also recorded in ``<out>/results.json`` (see record_to)."""
+    whatever the working directory.  Nothing is recorded by this: a notebook
+    that keeps its results makes a ``Recorder(out, notebook)`` and hands it
+    what it measured."""
     if output_dir:
         out = Path(output_dir)
     else:
@@ -126,5 +164,4 @@ def notebook_output_dir(output_dir: str | os.PathLike | None, notebook: str) -> 
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise BenchlibError(f"cannot create output directory {out}: {exc.strerror}") from None
-    record_to(out / resultfile.RESULT_FILE_NAME, notebook)
     return out

@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from benchlib.errors import BenchlibError
-from benchlib.papers import across, across_today, data_dir
+from benchlib.papers import PAPERS, across, across_today, cell, data_dir
 
 
 @pytest.fixture(scope="module")
@@ -16,8 +16,8 @@ def df():
 
 
 def _csv(paper, table):
-    # located independently of across.read_table: the data folder named in PAPERS
-    return pd.read_csv(data_dir() / "papers" / across.PAPERS[paper].data / f"{table}.csv")
+    # located independently of across.read_table: the data folder named by the paper's id
+    return pd.read_csv(data_dir() / "papers" / paper / f"{table}.csv")
 
 
 def _untraced(df) -> list:
@@ -55,10 +55,10 @@ def test_the_trace_check_catches_a_changed_row(df, change):
 @pytest.mark.parametrize("paper,table,column,primitive", [
     ("ousterhout1990", "table02_getpid", "time_us", "kernel_entry"),
     ("ousterhout1990", "table05_bcopy", "uncached_mb_s", "memory_copy_uncached"),
-    ("lmbench1996", "table_null_syscall", "null_syscall_us", "kernel_entry"),
-    ("lmbench1996", "table_context_switch", "p2_0kb_us", "context_switch"),
-    ("lmbench1996", "table_memory_latency", "main_memory_ns", "main_memory_latency"),
-    ("lmbench1996", "table_tcp_bandwidth", "tcp_mb_s", "tcp_bandwidth_local"),
+    ("mcvoy1996", "table_null_syscall", "null_syscall_us", "kernel_entry"),
+    ("mcvoy1996", "table_context_switch", "p2_0kb_us", "context_switch"),
+    ("mcvoy1996", "table_memory_latency", "main_memory_ns", "main_memory_latency"),
+    ("mcvoy1996", "table_tcp_bandwidth", "tcp_mb_s", "tcp_bandwidth_local"),
     ("laibaker1996", "table_system_call", "time_us", "kernel_entry"),
 ])
 def test_counts_are_the_non_empty_cells(df, paper, table, column, primitive):
@@ -94,11 +94,11 @@ def test_known_cells(df):
     assert r.value == 22 and r.cpu_mips == 12 and r.machine == "DECstation 3100"
     r = one(paper="mach1989", row_label="Cedar", primitive="rpc_round_trip_network")
     assert r.value_std == pytest.approx(1100) and r.cpu_mips == pytest.approx(5.4)
-    r = one(paper="lmbench1996", table="table_file_create_delete", row_index=0)
+    r = one(paper="mcvoy1996", table="table_file_create_delete", row_index=0)
     assert r.column == "create_ms+delete_ms" and r.value == pytest.approx(1.5)
     r = one(paper="laibaker1996", row_label="FreeBSD", primitive="tcp_bandwidth_local")
     assert r.value == 65.95 and r.value_std == pytest.approx(65.95 / 8) and r.cpu_mhz == 100
-    r = one(paper="lmbench1996", table="table_remote_network", row_label="SunOS-5.5 sun4u@167")
+    r = one(paper="mcvoy1996", table="table_remote_network", row_label="SunOS-5.5 sun4u@167")
     assert r.cpu_mhz == 167 and r.locality == "network" and "100baseT" in r.conditions
 
 
@@ -122,13 +122,15 @@ def test_two_papers_on_one_machine_both_stay(df):
 
 def test_paper_ids_and_data_folders_agree():
     folders = {p.name for p in (data_dir() / "papers").iterdir() if p.is_dir()} - {"across"}
-    assert folders == {p.data for p in across.PAPERS.values()}
+    assert folders == set(PAPERS) and across.PAPERS is PAPERS   # one list of papers
+    assert set(across.ROWS) <= set(PAPERS)
+    assert set(across.provenance().paper) <= set(PAPERS)
     with pytest.raises(BenchlibError, match="unknown paper"):
-        across.paper_data("nosuch1999")
+        across.read_table("nosuch1999", "table01")
 
 
 def test_a_provenance_line_that_matches_nothing_is_an_error(monkeypatch):
-    bad = pd.DataFrame([{"paper": "lmbench1996", "table": "table_pipe_latency",
+    bad = pd.DataFrame([{"paper": "mcvoy1996", "table": "table_pipe_latency",
                          "row_label": "No Such System", "row_index": pd.NA,
                          "field": "cpu_mhz", "value": 1.0, "source": "x"}])
     monkeypatch.setattr(across, "provenance", lambda: bad)
@@ -170,7 +172,7 @@ def test_from_store_takes_the_latest_matching_result_and_the_rating():
     assert h1.loc["kernel_entry", "year"] == 2026
     h2 = rows[rows.machine == "h2"]
     assert list(h2.primitive) == ["pipe_round_trip"] and math.isnan(h2.cpu_mips.iloc[0])
-    assert across_today.missing(rows, "h2") == [p for p in across_today.MEASURES
+    assert across_today.missing(rows, "h2") == [p for p in across_today.CELLS
                                                  if p != "pipe_round_trip"]
 
 
@@ -186,5 +188,39 @@ def test_from_store_of_nothing_is_empty():
     assert across_today.from_store(pd.DataFrame()).empty
 
 
-def test_every_measure_is_a_primitive():
-    assert set(across_today.MEASURES) <= set(across.PRIMITIVES)
+def test_every_measure_is_a_primitive_and_a_declared_cell():
+    assert set(across_today.CELLS) <= set(across.PRIMITIVES)
+    for prim, where in across_today.CELLS.items():
+        assert across_today.column_of(prim) is cell(*where)      # read, not re-declared
+        assert across_today.PRIMITIVES[prim][0] == across_today.unit(prim)
+
+
+def test_a_size_the_caches_do_not_give_stops_the_measurement(monkeypatch):
+    monkeypatch.setattr(across_today, "machine_info", lambda: {"hostname": "h"})
+    monkeypatch.setattr(across_today, "run", lambda *a, **k: pytest.fail("nothing is measured"))
+    with pytest.raises(BenchlibError, match="cache sizes are unknown"):
+        across_today.measure_this_machine("quick", only=["memory_copy_uncached"], rating=1.0,
+                                          progress=False)
+
+
+def test_the_store_read_is_the_one_given_and_a_foreign_file_is_named(tmp_path):
+    """A recorded result file and a foreign JSON file under the folder given:
+    the first is read, the second skipped with one line naming it."""
+    import shutil
+
+    good = sorted((data_dir() / "class").glob("recorded-here_*.results.json"))[0]
+    (tmp_path / "run" / "quickstart").mkdir(parents=True)
+    shutil.copy(good, tmp_path / "run" / "quickstart" / good.name)
+    (tmp_path / "fixture").mkdir()
+    foreign = tmp_path / "fixture" / "results.json"
+    foreign.write_text('{"not": "a result file"}')
+    said = []
+    stored = across_today.read_store(tmp_path / "run", say=said.append)
+    assert said == []                     # the folder given, not its parent
+    stored = across_today.read_store(tmp_path, say=said.append)
+    assert len(stored) == len(across_today.load_results(good)) > 0
+    assert set(stored["benchmark"]) == {"syscall", "pipe_latency", "process_creation", "bcopy"}
+    assert len(said) == 1 and str(foreign) in said[0]
+    with pytest.raises(BenchlibError, match="not a benchlib result file"):
+        across_today.load_results(tmp_path)   # without on_error a foreign file still stops
+

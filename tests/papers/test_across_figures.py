@@ -22,8 +22,8 @@ def _dataset():
              ("ousterhout1990", "m0", 1990, 1.0, "memory_copy_cached", 4.0),
              ("ousterhout1990", "m1", 1990, 10.0, "memory_copy_cached", 30.0),
              ("today", HOST, 2026, 2e4, "memory_copy_cached", 5e4),
-             ("lmbench1996", "hp", 1996, np.nan, "memory_copy_cached", 40.0),    # no rating
-             ("lmbench1996", "sun", 1995, np.nan, "context_switch", 20.0)]
+             ("mcvoy1996", "hp", 1996, np.nan, "memory_copy_cached", 40.0),    # no rating
+             ("mcvoy1996", "sun", 1995, np.nan, "context_switch", 20.0)]
     return pd.DataFrame(rows, columns=["paper", "machine", "year", "cpu_mips", "primitive", "value_std"])
 
 
@@ -84,6 +84,6 @@ def test_value_by_year_every_row_this_machine_a_star(tmp_path):
     assert sorted(xy[:, 1]) == [9, 10, 20, 50, 100]
     assert np.all(np.abs(xy[:, 0] - np.where(xy[:, 1] == 9, 1989, 1990)) <= 0.25)
     assert [t.get_text() for t in fig.legends[0].get_texts()] == [
-        "ousterhout1990", "mach1989", "lmbench1996", "this machine"]
+        "ousterhout1990", "mach1989", "mcvoy1996", "this machine"]
     paths = save_figure(fig, tmp_path, "then_and_now_by_year", svg=False)
     assert [p.name for p in paths] == ["then_and_now_by_year.png"] and paths[0].stat().st_size > 0

@@ -6,7 +6,9 @@ import pandas as pd
 import pytest
 
 from benchlib.papers import list_tables
-from benchlib.papers.chen1994.paper import focal_points, load, paper_table
+from benchlib.papers import paper_table
+from benchlib.papers.chen1994.measure import figure15_rows
+from benchlib.papers.chen1994.paper import focal_points, load
 from conftest import SHARED, needs_shared
 
 SEED = SHARED / "seeds" / "001_7ba862160731df5d.txt"
@@ -20,7 +22,7 @@ def _flat(text: str) -> str:
 def test_every_table_is_there():
     assert set(list_tables("chen1994")) == {
         "fig02_systems", "fig03_representativeness", "fig12_14_predictors",
-        "fig15_prediction_errors", "fig24_border_zones", "focal_points"}
+        "fig15_prediction_errors", "fig24_border_zones", "focal_points", "method"}
 
 
 def test_hand_read_cells():
@@ -71,13 +73,26 @@ def test_captions_and_text_in_the_seed():
         assert phrase in text, phrase
 
 
+def test_the_method_s_numbers_are_read_from_data():
+    from benchlib.papers.chen1994.paper import first_try_points, method
+
+    assert method("performance_point_fraction") == 0.75
+    assert first_try_points().system.tolist() == ["SPARCstation 1+"]
+
+
+@needs_seed
+def test_the_method_s_numbers_are_in_the_seed():
+    text = _flat(SEED.read_text())
+    assert "the least restrictive workload value that yields at least 75% of the maximum performance" in text
+
+
 def test_paper_table_adds_one_row():
     ours = pd.DataFrame([
         {"predictor": "product of single-parameter functions", "median_error_pct": 20.0,
          "enhanced_median_error_pct": 15.0},
         {"predictor": "repeatability (the same workloads run again)", "median_error_pct": 5.0,
          "enhanced_median_error_pct": 4.0}])
-    t = paper_table(ours, "vm")
+    t = paper_table(figure15_rows(ours, "vm"))
     assert len(t) == 5
     assert t.iloc[-1].tolist() == ["vm (this machine)", 20.0, 15.0, 5.0, "this machine"]
     assert (t.source.iloc[:4] == "paper").all()

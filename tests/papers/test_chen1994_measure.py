@@ -274,3 +274,25 @@ def test_the_o_direct_fallback(tmp_path):
         # O_DIRECT requests are whole 4 KiB blocks, and nothing warms a cache
         assert r["bytes"] % 4096 == 0 and r["warm_s"] == 0 and r["mb_s"] > 0
     assert os.listdir(tmp_path) == []
+
+
+def test_the_model_beats_a_baseline_only_by_the_intervals():
+    from benchlib.stats import intervals as iv
+    from benchlib.stats.intervals import Measured
+
+    summary = pd.DataFrame({"predictor": [S.MODEL, S.INTERPOLATION, "constant: one", "constant: two",
+                                          S.REPEATABILITY]})
+    iv.put(summary, "median_error_pct", [Measured(10.0, 8.0, 12.0), Measured(20.0, 18.0, 22.0),
+                                         Measured(11.0, 9.0, 13.0), Measured(5.0, 4.0, 6.0),
+                                         Measured(2.0, 1.0, 3.0)])
+    b = S.beats_baselines(summary).set_index("baseline")
+    assert list(b.index) == [S.INTERPOLATION, "constant: one", "constant: two"]   # not itself, not repeatability
+    assert b.beats.tolist() == [True, None, False]
+    d = iv.get(b, "error_above_model_pct", S.INTERPOLATION)
+    assert (d.value, d.lo, d.hi) == pytest.approx((10.0, 6.0, 14.0))
+
+
+def test_the_size_draw_s_mean_is_the_truncated_normal_s():
+    rng = np.random.default_rng(1)
+    x = rng.normal(1.0, 1.0, 400_000)
+    assert S.SIZE_DRAW_MEAN == pytest.approx(x[x > 0].mean(), rel=5e-3)

@@ -99,15 +99,23 @@ def test_andrew_local_time_of_linux_disagrees_with_its_derived_figures():
     assert round(100 * (57.73 / 43.34 - 1), 2) == 33.20
 
 
+def slides_table(table, value):
+    from benchlib.papers import TableRows
+    from benchlib.papers.laibaker1996.measure import paper_table
+
+    spec = lb.TABLES[table]
+    return paper_table(TableRows(table, pd.DataFrame([{"os": "this machine", spec.value: value}])))
+
+
 def test_with_machine_puts_this_machine_on_the_slides_scale():
-    t = lb.paper_table("system_call", {"this machine": 0.1})
+    t = slides_table("system_call", 0.1)
     assert t.os.iloc[0] == "this machine" and t.time_us.is_monotonic_increasing
     mine = t[t.source == "this machine"].iloc[0]
     assert mine.vs_best_1995 == pytest.approx(23.1)          # 2.31 / 0.1
     assert mine.normalized_to_best_now == 1.0 and math.isnan(mine.normalized_to_best)
     linux = t[t.os == "Linux"].iloc[0]
     assert linux.vs_best_1995 == 1.0 and linux.normalized_to_best_now == pytest.approx(0.1 / 2.31)
-    b = lb.paper_table("tcp_bandwidth", {"this machine": 10.0})   # slower than 1995
+    b = slides_table("tcp_bandwidth", 10.0)   # slower than 1995
     assert b.bandwidth_mbit_s.is_monotonic_decreasing and b.os.iloc[-1] == "this machine"
     assert b[b.os == "this machine"].vs_best_1995.item() == pytest.approx(10.0 / 65.95)
     assert b[b.os == "FreeBSD"].normalized_to_best_now.item() == 1.0

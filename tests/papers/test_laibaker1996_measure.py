@@ -27,10 +27,10 @@ def _rows():
             {"pinned": _R(0.1, 0.09, 0.12), "unpinned": _R(0.2)}),
         "tcp_bandwidth": TableRows("tcp_bandwidth", pd.DataFrame(
             [{"os": "this machine, one CPU", "bandwidth_mbit_s": 800.0}]),
-            {"same_cpu": _R(100.0), "different_cpus": _R(50.0)}),
+            {"one CPU": _R(100.0), "two CPUs": _R(50.0)}),
         "andrew_local": TableRows("andrew_local", pd.DataFrame(
             [{"os": "this machine, local", "time_s": 4.312}]),
-            {"andrew": _R(4.312, 4.0, 5.0, 3)}),
+            {"time_s": _R(4.312, 4.0, 5.0, 3)}),
     }
 
 

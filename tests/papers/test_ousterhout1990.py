@@ -346,3 +346,13 @@ def test_table07_recovery_rejects_a_pair_list_that_does_not_fit():
     assert "(seconds) (seconds) 13 59 22 98" in text
     with pytest.raises(ValueError, match="Table 7"):
         transcribe(text.replace("(seconds) (seconds) 13 59 22 98", "(seconds) (seconds) 13 59 22 99"))
+
+
+def test_by_type_reads_the_ranges_the_prose_summarises():
+    from benchlib.papers.ousterhout1990.paper import by_type
+
+    risc = by_type("table02", "mips_relative_speed", "RISC")
+    assert (risc.min(), risc.max()) == (0.3, 0.94) and "DS5000 Ultrix 3.1D" in risc.index
+    cisc = by_type("table05", "mbytes_per_mips", "CISC")
+    assert cisc.max() == 3.7 and "MVAX2 Ultrix 3.0" in cisc.index
+    assert not set(risc.index) & set(by_type("table02", "mips_relative_speed", "CISC").index)

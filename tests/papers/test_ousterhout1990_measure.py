@@ -168,12 +168,14 @@ def test_cswitch_parts_structure():
 # ------------------------------------------------------------ sizes from the caches
 
 def test_table5_and_6_sizes_come_from_the_caches():
-    from benchlib.memory.measure import cache_sizes
+    from benchlib.papers import column_params
+    from benchlib.papers.ousterhout1990.cells import CELLS
 
     m = {"l2_bytes": 1 << 20, "l3_bytes": 32 << 20}
-    cached, uncached = cache_sizes(m)
-    assert 2 * cached <= m["l2_bytes"]
+    size = lambda t, c, p, m=m: column_params(CELLS[t].cell(c), machine=m)[p]  # noqa: E731
+    assert 2 * size("table05", "cached_mb_s", "size_bytes") <= m["l2_bytes"]
+    uncached = size("table05", "uncached_mb_s", "size_bytes")
     assert uncached >= 4 * m["l3_bytes"]
-    assert ous.read_file_bytes(m) == uncached
+    assert size("table06", "mb_s", "file_bytes") == uncached
     # a machine with small caches still reads a file far larger than them
-    assert ous.read_file_bytes({"l2_bytes": 256 << 10}) == 64 << 20
+    assert size("table06", "mb_s", "file_bytes", {"l2_bytes": 256 << 10}) == 64 << 20

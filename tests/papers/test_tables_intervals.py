@@ -1,5 +1,5 @@
 """Every paper's tables carry this machine's 95% intervals through the shared
-machinery (``TableRows``, ``measure_row``, ``beside_paper``) and through
+machinery (``TableRows``, ``measure_rows``, ``paper_table``) and through
 each paper's normalisations, on made-up results with known answers (no
 live timing)."""
 import math
@@ -12,7 +12,7 @@ import pytest
 from benchlib.stats import intervals as iv
 from benchlib.stats.intervals import Measured
 from benchlib.measuring.harness import Result
-from benchlib.papers import Column, TableRows, measure_row, tables
+from benchlib.papers import Column, Table, TableRows, measure_rows, tables
 
 
 def _result(samples, ci=None, stable=True, reasons=(), unit="us", benchmark="x"):
@@ -32,13 +32,15 @@ def test_result_measured_is_the_median_with_its_recorded_interval():
     assert r.measured.value == r.median
 
 
-def test_measure_row_records_each_column_s_interval_in_its_unit(monkeypatch):
+def test_measure_rows_records_each_column_s_interval_in_its_unit(monkeypatch):
     results = {"a": _result([10.0, 11.0, 12.0], ci=(10.0, 12.0)),
                "b": _result([2000.0, 2100.0, 2200.0], ci=(2000.0, 2200.0), stable=False,
                             reasons=["steal"])}
     monkeypatch.setattr(tables, "run", lambda name, profile, **p: results[name])
     monkeypatch.setattr(tables, "pinned_cpu", lambda: 0)
-    t = measure_row("t", {"us": Column("a", {}), "ms": Column("b", {}, scale=1e-3, pin="")})
+    spec = Table("t", "p", "t", {"": {"us": Column("a", {}), "ms": Column("b", {}, scale=1e-3, pin="")}})
+    t = measure_rows(spec)
+    assert t.spec is spec and set(t.results) == {"us", "ms"}
     assert t.rows.us.tolist() == [11.0] and t.rows.ms.tolist() == [2.1]
     assert t.intervals[(0, "us")] == Measured(11.0, 10.0, 12.0)
     ms = t.intervals[(0, "ms")]
@@ -84,18 +86,25 @@ def test_ousterhout_figure1_point_with_an_interval_from_the_endpoints():
     assert g.propagated
 
 
-def test_ousterhout_table_with_machine_carries_intervals():
-    from benchlib.papers.ousterhout1990 import paper
+def test_ousterhout_speedups_carry_intervals():
+    from benchlib.papers.ousterhout1990 import measure as ous
 
-    df = paper.table_with_machine("table02", "time_us", {"here": Measured(0.1, 0.09, 0.12)},
-                                  mips_rating=1000)
+    def t2(v):
+        return TableRows("table02", pd.DataFrame([{"configuration": "here", "time_us": v}]))
+
+    df = ous.paper_table(t2(Measured(0.1, 0.09, 0.12)), rating=1000, speedups=True)
     i = df[df.source == "this machine"].index[0]
     sp = iv.get(df, "speedup_vs_mvax2", i)
     assert (sp.lo, sp.value, sp.hi) == pytest.approx((207 / 0.12, 2070, 207 / 0.09))
     assert isinstance(iv.get(df, "implied_mips", i), Measured)
-    # plain numbers: the table as before
-    df = paper.table_with_machine("table02", "time_us", {"here": 0.1})
-    assert not iv.interval_columns(df)
+    mvax2 = df[df.configuration == "MVAX2 Ultrix 3.0"].index[0]
+    assert df.loc[mvax2, "speedup_vs_mvax2"] == 1.0 and df.loc[mvax2, "implied_mips"] == 0.9
+    # plain numbers: no interval columns for them
+    df = ous.paper_table(t2(0.1), speedups=True)
+    assert "speedup_vs_mvax2" in df and not iv.interval_columns(df)
+    rate = ous.paper_table(TableRows("table06", pd.DataFrame([{"configuration": "here", "mb_s": 100.0}])),
+                           speedups=True)
+    assert rate.loc[rate.configuration == "here", "speedup_vs_mvax2"].item() > 1   # higher is better
 
 
 # ------------------------------------------------------------ the lmbench paper
@@ -111,8 +120,8 @@ def test_mcvoy_speedups_and_relations_read_the_medians_intervals():
     best = paper.load("null_syscall").null_syscall_us.min()
     assert (fast.lo, fast.value, fast.hi) == pytest.approx((best / 0.6, best / 0.5, best / 0.4))
     assert iv.get(s, "this machine", 0) == Measured(0.5, 0.4, 0.6)
-    # the relation holds on best samples and on the medians' intervals (10 vs 3, clear),
-    # and cannot be told from medians whose intervals overlap (5 vs 4.8)
+    # the relation holds on the medians' intervals (10 vs 3, clear), and cannot be
+    # told from medians whose intervals overlap (10 [9, 11] vs 4.8 [4, 20])
     rows = {"context_switch": TableRows("context_switch", pd.DataFrame(),
                                         {"p2_0kb_us": _result([2.9, 3.0, 3.1], ci=(2.9, 3.1))}),
             "pipe_latency": TableRows("pipe_latency", pd.DataFrame(),
@@ -121,19 +130,21 @@ def test_mcvoy_speedups_and_relations_read_the_medians_intervals():
                                      {"tcp_us": _result([4.0, 4.8, 20.0], ci=(4.0, 20.0))})}
     rel = lm.relations(rows).set_index("relation")
     clear = "context switch of 2 processes, 0 KB, below pipe latency"
-    assert rel.loc[clear, "holds"] is True and rel.loc[clear, "holds_by_medians"] is True
-    ratio = iv.get(rel, "median_ratio", clear)
+    assert rel.loc[clear, "holds"] is True
+    ratio = iv.get(rel, "ratio", clear)
     assert (ratio.lo, ratio.hi) == pytest.approx((2.9 / 11, 3.1 / 9)) and ratio.propagated
     tcp = "TCP latency above pipe latency"
-    assert rel.loc[tcp, "holds"] is False and rel.loc[tcp, "holds_by_medians"] is None
+    assert rel.loc[tcp, "holds"] is None
 
 
 # ------------------------------------------------------------ Lai & Baker 1996
 
 def test_laibaker_slide_table_normalises_the_interval():
+    from benchlib.papers.laibaker1996 import measure as lb
     from benchlib.papers.laibaker1996 import paper
 
-    df = paper.paper_table("system_call", {"this machine": Measured(0.1, 0.08, 0.125)})
+    df = lb.paper_table(TableRows("system_call", pd.DataFrame(
+        [{"os": "this machine", "time_us": Measured(0.1, 0.08, 0.125)}])))
     i = df[df.source == "this machine"].index[0]
     vs = iv.get(df, "vs_best_1995", i)
     assert (vs.lo, vs.value, vs.hi) == pytest.approx((2.31 / 0.125, 23.1, 2.31 / 0.08))
@@ -182,7 +193,6 @@ def test_mach_ratios_ranking_and_normalisation_carry_intervals():
 
 def test_chen_median_error_over_workloads_has_its_bootstrap_interval():
     from benchlib.analysis import self_scaling_model as A
-    from benchlib.papers.chen1994 import paper
 
     meas = np.array([100.0, 200.0, 300.0, 400.0, 500.0, 600.0])
     df = pd.DataFrame({"mb_s": meas, "predicted_mb_s": meas * [1.1, 0.9, 1.2, 0.8, 1.05, 0.95],
@@ -192,7 +202,9 @@ def test_chen_median_error_over_workloads_has_its_bootstrap_interval():
     model = iv.get(t.set_index("predictor"), "median_error_pct", "product of single-parameter functions")
     errors = 100 * np.abs(df.predicted_mb_s - meas) / meas
     assert model == iv.of_samples(errors)
-    p = paper.paper_table(t, "vm")
+    from benchlib.papers.chen1994.measure import figure15_rows
+
+    p = tables.paper_table(figure15_rows(t, "vm"))
     mine = p[p.source == "this machine"].index[0]
     assert iv.get(p, "median_error_pct", mine) == model
     assert isinstance(iv.get(p, "repeatability_error_pct", mine), Measured)
@@ -216,8 +228,11 @@ def test_memory_rows_carry_the_bandwidth_and_plateau_intervals():
     assert iv.get(rows["memory_latency"], "main_memory_ns", 0) == Measured(90.0, 80.0, 100.0)
     read = iv.get(rows["memory_bandwidth"], "memory_read_mb_s", 0)
     assert read.value == pytest.approx(3000.0 * 1e6 / 2**20) and read.hi == pytest.approx(1.1 * read.value)
-    t5 = memory.ousterhout_table5_row(bw, "here")
+    from benchlib.papers.ousterhout1990.measure import table5_from_bandwidth
+
+    t5 = table5_from_bandwidth(bw, "here", rating=1000.0)
     assert iv.get(t5, "cached_mb_s", 0) == Measured(9000.0, 8100.0, 9900.0)
+    assert iv.get(t5, "mbytes_per_mips", 0) == Measured(2.0, 1.8, 2.2)
     assert math.isnan(iv.value(memory.lmbench_rows(
         SimpleNamespace(fit=SimpleNamespace(levels=[lev(90.0, None, None)])), bw, "x")
         ["memory_latency"].l1_ns[0]))

@@ -16,6 +16,7 @@ the rows.  The fits and the prediction model are pure functions in
 """
 from __future__ import annotations
 
+import inspect
 import math
 from dataclasses import asdict, dataclass
 
@@ -26,9 +27,15 @@ from benchlib.analysis import self_scaling_model as model
 from benchlib.measuring.benchmarks.iowork import MiB, IOSpace, Workload
 from benchlib.errors import BenchlibError
 from benchlib.measuring.metadata import machine_info
+from benchlib.stats import intervals as iv
 from benchlib.progress import tqdm
+from benchlib.papers import TableRows
+from benchlib.papers.chen1994 import paper
+from benchlib.papers.chen1994.cells import CELLS, INTERPOLATION, MODEL, REPEATABILITY
 
 PARAMS = model.PARAMS  # unique_bytes, size_mean_bytes, read_frac, seq_frac, process_num
+# the fall in throughput a step needs to be a border between regions (find_regions' rule)
+BORDER_MIN_DROP = inspect.signature(model.find_regions).parameters["min_drop"].default
 
 
 # ---------------------------------------------------------------- profiles
@@ -80,6 +87,27 @@ def unique_grid(plan: Plan, max_unique_bytes: int) -> list[int]:
 
 PROBE = Workload(unique_bytes=0, size_mean_bytes=32768, read_frac=0.5, seq_frac=0.5,
                  process_num=1)
+# The workload that checks the generator does what its parameters say (the
+# paper's Figure 3 checked its model against sort and TPC-B instead).
+CHECK = PROBE.with_(unique_bytes=16 * MiB, read_frac=0.3, seq_frac=0.6, process_num=2)
+# the realised mean of sizeMean's Normal(mean, sd = mean), redrawn until positive,
+# over the mean: 1 + phi(1) / Phi(1), the mean of a normal truncated at 1 sd below it
+SIZE_DRAW_MEAN = 1 + math.exp(-0.5) / math.sqrt(2 * math.pi) / (0.5 * (1 + math.erf(1 / math.sqrt(2))))
+
+
+def generator_check(space: IOSpace) -> tuple[pd.DataFrame, dict]:
+    """One run of ``CHECK``: the size, read and sequential fractions asked,
+    realised and expected, and the run's row."""
+    r = space.measure(CHECK)
+    w = CHECK
+    df = pd.DataFrame([
+        {"parameter": "sizeMean (bytes)", "asked": w.size_mean_bytes,
+         "realised": r["size_realised_bytes"], "expected": w.size_mean_bytes * SIZE_DRAW_MEAN},
+        {"parameter": "readFrac", "asked": w.read_frac, "realised": r["read_realised"],
+         "expected": w.read_frac},
+        {"parameter": "seqFrac", "asked": w.seq_frac, "realised": r["seq_realised"],
+         "expected": w.seq_frac}])
+    return df, r
 
 
 def measure_many(space: IOSpace, workloads, desc: str = "", progress: bool = True,
@@ -166,11 +194,13 @@ LEAST_RESTRICTIVE = {"unique_bytes": "largest", "size_mean_bytes": "smallest",
 
 
 def first_try(space: IOSpace, plan: Plan, progress: bool = True,
-              fraction: float = 0.75) -> tuple[Workload, dict]:
+              fraction: float | None = None) -> tuple[Workload, dict]:
     """The paper's first try (its section 7): sweep each parameter in turn
-    and move it to its 75% performance point (the least restrictive value
-    giving at least 75% of the sweep's best), `first_try_passes` times.
+    and move it to its performance point (the least restrictive value
+    giving at least ``fraction`` of the sweep's best: the paper's, from
+    ``method.csv``, when None), `first_try_passes` times.
     Returns the focal vector and the last sweep of each parameter."""
+    fraction = paper.method("performance_point_fraction") if fraction is None else fraction
     grid = unique_grid(plan, space.max_unique_bytes)
     values = {"unique_bytes": grid, "size_mean_bytes": plan.sizes, "read_frac": plan.fracs,
               "process_num": plan.processes, "seq_frac": plan.fracs}
@@ -257,3 +287,36 @@ def evaluate(space: IOSpace, ss: SelfScaling, plan: Plan, progress: bool = True,
     summary = model.accuracy_table(df, constants, n_model=len(ss.curves()) + len(ss.unique_curve),
                                    n_orthogonal=len(ortho))
     return Evaluation(df, ortho, constants, summary)
+
+
+def figure15_rows(summary: pd.DataFrame, machine: str) -> TableRows:
+    """This machine's row of Figure 15 (``cells.CELLS["fig15"]``): median,
+    enhanced and repeatability errors (percent) from a run's
+    ``accuracy_table``, each with its interval where the table has one;
+    ``papers.paper_table`` puts it beside the paper's systems."""
+    by = summary.set_index("predictor")
+    row = {"system": f"{machine} (this machine)",
+           "median_error_pct": iv.get(by, "median_error_pct", MODEL),
+           "enhanced_error_pct": by.loc[MODEL, "enhanced_median_error_pct"],
+           "repeatability_error_pct": iv.get(by, "median_error_pct", REPEATABILITY)}
+    return TableRows("fig15", pd.DataFrame([row]), spec=CELLS["fig15"])
+
+
+def beats_baselines(summary: pd.DataFrame) -> pd.DataFrame:
+    """The paper's claim checked on a run's ``accuracy_table``: for each
+    baseline (the interpolation, every single number) its median error
+    minus the model's, with the interval from the two intervals' endpoints,
+    and ``beats``: True when that interval lies wholly above 0, False
+    wholly below, None when it straddles 0 (this run cannot tell)."""
+    by = summary.set_index("predictor")
+    model_err = iv.get(by, "median_error_pct", MODEL)
+    rows, diffs = [], []
+    for name in by.index:
+        if name == INTERPOLATION or name.startswith("constant"):
+            d = iv.get(by, "median_error_pct", name) - model_err
+            rows.append({"baseline": name,
+                         "beats": d.compare(0.0) if isinstance(d, iv.Measured) else None})
+            diffs.append(d)
+    df = pd.DataFrame(rows, columns=["baseline", "beats"])
+    iv.put(df, "error_above_model_pct", diffs)
+    return df

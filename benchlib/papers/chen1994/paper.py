@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from benchlib.stats import intervals as iv
-from benchlib.papers import beside_paper, load_table
+from benchlib.papers import load_table
 
 PAPER = "chen1994"
 
@@ -21,16 +20,15 @@ def focal_points(benchmark: str = "self-scaling") -> pd.DataFrame:
     return df[df["benchmark"] == benchmark].reset_index(drop=True)
 
 
-def paper_table(ours: pd.DataFrame, machine: str) -> pd.DataFrame:
-    """Figure 15 with this machine's row: median, enhanced and repeatability
-    errors (percent), from the ``accuracy_table`` of a run; ``source`` says
-    which row is which."""
-    by = ours.set_index("predictor")
-    model, again = ("product of single-parameter functions",
-                    "repeatability (the same workloads run again)")
-    mine = pd.DataFrame({"system": [f"{machine} (this machine)"]})
-    # each with its interval columns where ``ours`` has them (accuracy_table)
-    iv.put(mine, "median_error_pct", [iv.get(by, "median_error_pct", model)])
-    iv.put(mine, "enhanced_error_pct", [by.loc[model, "enhanced_median_error_pct"]])
-    iv.put(mine, "repeatability_error_pct", [iv.get(by, "median_error_pct", again)])
-    return beside_paper(load("fig15"), mine)
+def first_try_points() -> pd.DataFrame:
+    """The first try's focal points (Figure 4: each parameter at its
+    performance point, ``method("performance_point_fraction")``)."""
+    df = load("focal_points")
+    return df[df["benchmark"].str.startswith("first try")].reset_index(drop=True)
+
+
+def method(parameter: str) -> float:
+    """A number of the paper's method (``method.csv``: the first try's
+    performance-point fraction ...)."""
+    df = load("method").set_index("parameter")
+    return float(df.loc[parameter, "value"])

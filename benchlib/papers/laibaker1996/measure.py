@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 import os
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
@@ -24,11 +25,10 @@ import pandas as pd
 from benchlib.stats import intervals as iv
 from benchlib.measuring.harness import run, sweep
 from benchlib.measuring.registry import filesystem_of
-from benchlib.papers import TableRows, pinned_cpu, table_rows as _rows
+from benchlib.papers import TableRows, measure_rows, paper_table as _paper_table, pinned_cpu, table_rows as _rows
 from benchlib.papers.laibaker1996 import paper
+from benchlib.papers.laibaker1996.cells import CELLS, MBIT_PER_MB, TCP_TRANSFER_BYTES  # noqa: F401
 
-MBIT_PER_MB = 8.0   # MB/s (10^6 bytes) -> megabits/s (10^6 bits)
-TCP_TRANSFER_BYTES = 64 << 10   # bytes per write for the TCP table (the slides do not say)
 UDP_DATAGRAM_BYTES = 8 << 10    # bytes per datagram for the UDP row (NFS's 8 KB blocks)
 
 
@@ -73,23 +73,20 @@ def _two_cpus() -> bool:
 def system_call(profile: str = "quick") -> TableRows:
     """getpid in a loop (through syscall(2): libc may cache the pid), pinned
     to one CPU as on the slides' uniprocessor, and unpinned."""
-    cpu = pinned_cpu()
-    res = {"pinned": run("syscall", op="getpid", cpu=cpu, profile=profile),
-           "unpinned": run("syscall", op="getpid", profile=profile)}
-    rows = [{"os": f"this machine, {k}", "time_us": r.measured} for k, r in res.items()]
-    return _rows("system_call", rows, res, cpu=cpu)
+    t = measure_rows(CELLS["system_call"], profile)
+    t.notes["cpu"] = pinned_cpu()
+    return t
 
 
-def tcp_bandwidth(profile: str = "quick",
-                  transfer_bytes: int = TCP_TRANSFER_BYTES) -> TableRows:
+def tcp_bandwidth(profile: str = "quick") -> TableRows:
     """Loopback TCP bandwidth in the slides' megabits/second: both processes
     on one CPU (the slides' case) and, where there are two, one on each."""
-    placements = ["same_cpu"] + (["different_cpus"] if _two_cpus() else [])
-    res = {p: run("ipc_bandwidth", transport="tcp", transfer_bytes=transfer_bytes, placement=p,
-                  profile=profile) for p in placements}
-    names = {"same_cpu": "this machine, one CPU", "different_cpus": "this machine, two CPUs"}
-    rows = [{"os": names[p], "bandwidth_mbit_s": r.measured * MBIT_PER_MB} for p, r in res.items()]
-    return _rows("tcp_bandwidth", rows, res, transfer_bytes=transfer_bytes)
+    spec = CELLS["tcp_bandwidth"]
+    if not _two_cpus():
+        spec = replace(spec, rows={k: v for k, v in spec.rows.items() if k == "one CPU"})
+    t = measure_rows(spec, profile)
+    t.notes["transfer_bytes"] = TCP_TRANSFER_BYTES
+    return t
 
 
 def udp_bandwidth(profile: str = "quick", datagram_bytes: int = UDP_DATAGRAM_BYTES) -> TableRows:
@@ -108,11 +105,43 @@ def udp_bandwidth(profile: str = "quick", datagram_bytes: int = UDP_DATAGRAM_BYT
 def andrew_local(profile: str = "quick", directory: str | None = None) -> TableRows:
     """The Modified Andrew Benchmark on this machine's local file system
     (median run); the per-phase times in ``notes['phases']``."""
-    kw = {"directory": directory} if directory else {}
-    r = run("andrew_benchmark", copy="cp", profile=profile, **kw)
-    rows = [{"os": "this machine, local", "time_s": r.measured}]
-    return _rows("andrew_local", rows, {"andrew": r}, phases=pd.DataFrame(r.extras["phase_s"]),
-                 fs_type=r.extras.get("fs_type"))
+    t = measure_rows(CELLS["andrew_local"], profile, directory)
+    r = t.results["time_s"]
+    t.notes.update(phases=pd.DataFrame(r.extras["phase_s"]), fs_type=r.extras.get("fs_type"))
+    return t
+
+
+def paper_table(t: TableRows) -> pd.DataFrame:
+    """A slide's table with this machine's rows (a ``TableRows`` of
+    ``cells.CELLS``), best first (``papers.paper_table``), and three
+    columns of the slides' normalisation:
+
+    * ``normalized_to_best``: as printed (empty for this machine's rows);
+    * ``vs_best_1995``: the slides' rule with the best 1995 system as the
+      best, for every row: this machine's figure on the slides' own scale
+      (above 1.0: faster than the best of 1995);
+    * ``normalized_to_best_now``: the rule over every row shown, this
+      machine included, so the best of them is 1.00.
+
+    ``source`` says which rows are the slides' ("paper") and which were
+    measured here ("this machine")."""
+    spec = paper.TABLES[t.table]
+    df = _paper_table(t, spec=CELLS[t.table])
+    slides = paper.load(t.table)
+    v, hib = df[spec.value], spec.higher_is_better
+    best_1995 = slides[spec.value].max() if hib else slides[spec.value].min()
+    cells = [iv.get(df, spec.value, i) for i in df.index]
+    iv.put(df, "vs_best_1995", [paper.relative_to(x, best_1995, hib) for x in cells])
+    now = paper.normalized_to_best(v, hib)
+    if v.notna().any():
+        # with this machine's figures as Measured, their intervals follow (the
+        # best row itself is 1.00 by definition)
+        best = cells[int(v.idxmax() if hib else v.idxmin())]
+        now = [1.0 if c is best else paper.relative_to(c, best, hib) if v[i] == v[i] else now[i]
+               for i, c in zip(df.index, cells)]
+    iv.put(df, "normalized_to_best_now", list(now))
+    cols = [c for c in df.columns if c != "source"] + ["source"]
+    return df[cols]
 
 
 # ------------------------------------------------------------ the curves the slides drew
@@ -124,7 +153,7 @@ def ctx_processes(profile: str) -> list[int]:
 
 
 def context_switch_curve(profile: str = "quick", placements=("same_cpu",),
-                         progress: bool = True) -> pd.DataFrame:
+                         progress: bool = True, recorder=None) -> pd.DataFrame:
     """µs per hop of a token round a ring of N processes (0 KB each), N
     from 2 to 64.  ``switch_us`` is the benchmark's figure (the pipe write,
     read and token handling done by one process alone subtracted);
@@ -133,7 +162,7 @@ def context_switch_curve(profile: str = "quick", placements=("same_cpu",),
     frames = []
     for placement in placements:
         df = sweep("context_switch", {"processes": ctx_processes(profile)}, process_kb=0,
-                   placement=placement, profile=profile, progress=progress, shuffle=True)
+                   placement=placement, profile=profile, progress=progress, shuffle=True, recorder=recorder)
         frames.append(df)
     df = pd.concat(frames, ignore_index=True)
     df["switch_us"] = df["median"]
@@ -152,7 +181,7 @@ def small_file_sizes(profile: str) -> tuple[list[int], int]:
 
 
 def small_file_curve(profile: str = "quick", directory: str | None = None,
-                     progress: bool = True) -> pd.DataFrame:
+                     progress: bool = True, recorder=None) -> pd.DataFrame:
     """The small-file benchmark over file sizes: one row per size and phase
     (create, write, read, delete, total) with the median µs per file over
     the batches.  Sizes are measured in random order, so files deleted by
@@ -161,7 +190,7 @@ def small_file_curve(profile: str = "quick", directory: str | None = None,
     sizes, files = small_file_sizes(profile)
     kw = {"directory": directory} if directory else {}
     df = sweep("small_file", {"size_bytes": sizes}, files=files, cpu=pinned_cpu(),
-               profile=profile, progress=progress, shuffle=True, **kw)
+               profile=profile, progress=progress, shuffle=True, **kw, recorder=recorder)
     rows = []
     for _, r in df.iterrows():
         for phase, v in r["phase_median_us"].items():
@@ -182,15 +211,15 @@ def net_sizes(profile: str) -> list[int]:
     return [4 << 10, 8 << 10, 16 << 10, 32 << 10, 60 << 10]
 
 
-def bandwidth_curves(profile: str = "quick", progress: bool = True) -> pd.DataFrame:
+def bandwidth_curves(profile: str = "quick", progress: bool = True, recorder=None) -> pd.DataFrame:
     """TCP and UDP over loopback, both processes on one CPU, against the
     bytes per write or datagram: Mbit/s received, and for UDP the rate sent
     and the share lost."""
     sizes = net_sizes(profile)
     tcp = sweep("ipc_bandwidth", {"transfer_bytes": sizes}, transport="tcp",
-                placement="same_cpu", profile=profile, progress=progress, shuffle=True)
+                placement="same_cpu", profile=profile, progress=progress, shuffle=True, recorder=recorder)
     udp = sweep("udp_bandwidth", {"datagram_bytes": sizes}, placement="same_cpu",
-                profile=profile, progress=progress, shuffle=True)
+                profile=profile, progress=progress, shuffle=True, recorder=recorder)
     rows = [{"protocol": "TCP", "bytes": int(r.transfer_bytes),
              "mbit_s": r["median"] * MBIT_PER_MB, "sent_mbit_s": r["median"] * MBIT_PER_MB,
              "loss_pct": 0.0} for _, r in tcp.iterrows()]
@@ -274,8 +303,8 @@ def spread_on_this_machine(rows: dict[str, TableRows], ctx: pd.DataFrame | None 
         add("small file: creating a new file, over the sizes measured", create.min(),
             create.max(), "µs")
     ab = rows.get("andrew_local")
-    if ab is not None and ab.results["andrew"].n_samples > 1:
-        r = ab.results["andrew"]
+    if ab is not None and ab.results["time_s"].n_samples > 1:
+        r = ab.results["time_s"]
         add("Andrew benchmark: its runs (fastest, slowest)", r.min, r.max, "s")
     df = pd.DataFrame(out, columns=["what varies", "low", "high", "unit", "ratio"])
     for col in ("low", "high", "ratio"):

@@ -22,7 +22,7 @@ import pandas as pd
 
 from benchlib.stats import intervals as iv
 from benchlib.errors import BenchlibError
-from benchlib.papers import beside_paper, load_table, transcribe_main
+from benchlib.papers import load_table, transcribe_main
 
 PAPER = "laibaker1996"
 SYSTEMS = ("Linux", "FreeBSD", "Solaris")
@@ -166,44 +166,6 @@ def nfs_overhead_check() -> pd.DataFrame:
 
 
 # ------------------------------------------------------------ this machine beside the slides
-
-def paper_table(table: str, ours: dict[str, float]) -> pd.DataFrame:
-    """A slide's table with this machine's rows (label -> value in the
-    table's value column), best first, and three columns of the slides'
-    normalisation:
-
-    * ``normalized_to_best``: as printed (empty for this machine's rows);
-    * ``vs_best_1995``: the slides' rule with the best 1995 system as the
-      best, for every row: this machine's figure on the slides' own scale
-      (above 1.0: faster than the best of 1995);
-    * ``normalized_to_best_now``: the rule over every row shown, this
-      machine included, so the best of them is 1.00.
-
-    ``source`` says which rows are the slides' ("paper") and which were
-    measured here ("this machine")."""
-    spec = TABLES[table]
-    if spec.value is None:
-        raise BenchlibError(f"{table} has no value to normalise")
-    paper = load(table)
-    mine = pd.DataFrame({"os": list(ours)})
-    iv.put(mine, spec.value, list(ours.values()))
-    df = beside_paper(paper, mine)
-    v, hib = df[spec.value], spec.higher_is_better
-    best_1995 = paper[spec.value].max() if hib else paper[spec.value].min()
-    cells = [iv.get(df, spec.value, i) for i in df.index]
-    iv.put(df, "vs_best_1995", [relative_to(x, best_1995, hib) for x in cells])
-    now = normalized_to_best(v, hib)
-    if v.notna().any():
-        # with this machine's figures as Measured, their intervals follow (the
-        # best row itself is 1.00 by definition)
-        best = cells[int(v.idxmax() if hib else v.idxmin())]
-        now = [1.0 if c is best else relative_to(c, best, hib) if v[i] == v[i] else now[i]
-               for i, c in zip(df.index, cells)]
-    iv.put(df, "normalized_to_best_now", list(now))
-    df = df.sort_values(spec.value, ascending=not hib, kind="stable", na_position="last")
-    cols = [c for c in df.columns if c != "source"] + ["source"]
-    return df[cols].reset_index(drop=True)
-
 
 NFS_NOT_MEASURED = ("not measured here: the slides ran it across 10 Mb/s Ethernet against a "
                     "SunOS NFS server; this machine has no second machine and no NFS server, and "

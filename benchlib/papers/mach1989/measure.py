@@ -26,9 +26,10 @@ import pandas as pd
 from benchlib.stats import intervals as iv
 from benchlib.measuring.benchmarks import have_rpc
 from benchlib.measuring.harness import run, sweep
-from benchlib.papers import TableRows, pinned_cpu
+from benchlib.papers import TableRows, measure_rows, pinned_cpu
 from benchlib.papers.mips import MipsRating, mips_rating  # noqa: F401 (re-exported)
 from benchlib.papers.mach1989 import paper
+from benchlib.papers.mach1989.cells import CELLS
 
 __all__ = ["ipc_tests", "ipc_per_call", "ipc_variants", "unix_tests", "andrew", "rpc_rows",
            "normalised_ipc", "forin_ratios", "unix_table", "cpu_time_accounting", "mips_rating",
@@ -131,7 +132,7 @@ def forin_ratios(per_call: pd.DataFrame) -> pd.DataFrame:
 def ipc_variants(profile: str = "quick", ops=("null", "string_inout"),
                  transports=("pipe", "socketpair"),
                  placements=("same_cpu", "different_cpus", "unpinned"),
-                 fixed_calls: int = paper.ITERATIONS, progress: bool = True) -> pd.DataFrame:
+                 fixed_calls: int = paper.ITERATIONS, progress: bool = True, recorder=None) -> pd.DataFrame:
     """remote calls over each transport and placement (points in random
     order): µs per call, and the fixed run's CPU time per call of both
     processes."""
@@ -141,7 +142,7 @@ def ipc_variants(profile: str = "quick", ops=("null", "string_inout"),
     df = sweep("procedure_call", {"op": list(ops), "transport": list(transports),
                                   "placement": list(placements)},
                mode="process", fixed_calls=fixed_calls, profile=profile, progress=progress,
-               shuffle=True)
+               shuffle=True, recorder=recorder)
     fixed = pd.DataFrame([_fixed_row(fx) for fx in df["fixed_run"]])
     n = fixed["iterations"]
     df["elapsed_us"] = fixed["elapsed_ms"] * 1000 / n
@@ -159,21 +160,17 @@ def unix_tests(profile: str = "quick") -> TableRows:
     (ms): exec as fork + exec of a tiny program + exit (and exec alone, the
     difference), fork as fork + exit, touch as the first write to a fresh
     page; and getpid per call (the thread prints seconds for an unstated
-    number of calls)."""
-    cpu = pinned_cpu()
-    res = {"fork": run("process_creation", op="fork_exit", profile=profile),
-           "exec": run("process_creation", op="fork_exec_exit", profile=profile),
-           "touch": run("page_fault_latency", cpu=cpu, profile=profile),
-           "getpid": run("syscall", op="getpid", cpu=cpu, profile=profile)}
-    mine = {"exec": res["exec"].measured, "touch": res["touch"].measured / 1e3,
-            "fork": res["fork"].measured}
+    number of calls).  The cells are ``cells.CELLS["unix_calls"]``."""
+    t = measure_rows(CELLS["unix_calls"], profile)
+    res = t.results
+    mine = {test: t.cell(f"{test}_ms") for test in ("exec", "touch", "fork")}
     rows = paper.load("unix_calls").copy()
-    ours = [mine.get(t, math.nan) for t in rows["test"]]
+    ours = [mine.get(test, math.nan) for test in rows["test"]]
     rows["this_machine_ms"] = ours
     rows["mach_over_this_machine"] = [m / v for m, v in zip(rows["mach_ms"], ours)]
     return TableRows("unix_calls", rows, res,
-                     {"exec_alone_ms": res["exec"].median - res["fork"].median,
-                      "getpid_us": res["getpid"].median, "cpu": cpu})
+                     {"exec_alone_ms": res["exec_ms"].median - res["fork_ms"].median,
+                      "getpid_us": res["getpid_us"].median, "cpu": pinned_cpu()})
 
 
 # ------------------------------------------------------------ Andrew
@@ -186,8 +183,7 @@ def andrew(profile: str = "quick", directory: str | None = None) -> TableRows:
     """Satya's (Andrew) benchmark phases as the thread printed them, with
     this machine's Modified Andrew Benchmark phases (medians over the runs)
     and every phase's share of the total, then and now."""
-    kw = {"directory": directory} if directory else {}
-    r = run("andrew_benchmark", copy="cp", profile=profile, **kw)
+    r = measure_rows(CELLS["andrew"], profile, directory).results["total_s"]
     med = r.extras["phase_median_s"]
     rows = paper.load("andrew").copy()
     runs = pd.DataFrame(r.extras["phase_s"]) if r.extras.get("phase_s") else None

@@ -1,7 +1,7 @@
 """This machine's rows of Ousterhout 1990, "Why Aren't Operating Systems
 Getting Faster As Fast as Hardware?": one function per table, each running
-the benchmarks the table needs and returning the results beside rows in the
-paper's columns and units, ready for ``paper_table``.
+the cells the table declares (``cells.CELLS``) and returning the results
+beside rows in the paper's columns and units, ready for ``paper_table``.
 
 The paper's data and normalisation are in ``benchlib.papers.ousterhout1990.paper``;
 this module only measures.  Pinned rows use the first CPU this process may
@@ -17,31 +17,22 @@ from scipy.stats import gmean
 
 from benchlib.stats import intervals as iv
 from benchlib.measuring.harness import sweep, run
-from benchlib.memory.measure import cache_sizes
-from benchlib.measuring.metadata import machine_info
-from benchlib.papers import TableRows, beside_paper, load_table, pinned_cpu, table_rows as _rows
+from benchlib.papers import TableRows, load_table, measure_rows, paper_table as _paper_table, pinned_cpu
 from benchlib.papers.mips import MipsRating, mips_rating  # noqa: F401  (this paper's rating, re-exported)
 from benchlib.papers.ousterhout1990 import paper
-
-KB = 1024  # the paper's kbyte; Table 10's sizes and Table 6's block are in these
+from benchlib.papers.ousterhout1990.cells import CELLS, KB
 
 
 # ------------------------------------------------------------ Tables 2-4
 
 def table2(profile: str = "quick") -> TableRows:
-    cpu = pinned_cpu()
-    res = {"pinned": run("syscall", op="getpid", cpu=cpu, profile=profile),
-           "unpinned": run("syscall", op="getpid", profile=profile)}
-    rows = [{"configuration": f"this machine, {k}", "time_us": r.measured} for k, r in res.items()]
-    return _rows("table02", rows, res, cpu=cpu)
+    """getpid through syscall(2), pinned and unpinned."""
+    return measure_rows(CELLS["table02"], profile)
 
 
 def table3(profile: str = "quick") -> TableRows:
-    res = {p: run("pipe_latency", placement=p, profile=profile)
-           for p in ("same_cpu", "different_cpus", "unpinned")}
-    rows = [{"configuration": f"this machine, {k}", "time_ms": r.measured / 1e3}
-            for k, r in res.items()]
-    return _rows("table03", rows, res)
+    """The pipe round trip with both processes on one CPU, one each, unpinned."""
+    return measure_rows(CELLS["table03"], profile)
 
 
 def cswitch_parts(profile: str = "quick") -> TableRows:
@@ -90,47 +81,50 @@ def cswitch_parts(profile: str = "quick") -> TableRows:
 
 
 def table4(profile: str = "quick") -> TableRows:
-    cpu = pinned_cpu()
-    res = {"1 pipe": run("select_latency", pipes=1, full="no", cpu=cpu, profile=profile),
-           "10 empty": run("select_latency", pipes=10, full="no", cpu=cpu, profile=profile),
-           "10 full": run("select_latency", pipes=10, full="yes", cpu=cpu, profile=profile)}
-    rows = [{"configuration": "this machine, pinned", "one_pipe_us": res["1 pipe"].measured,
-             "ten_empty_us": res["10 empty"].measured, "ten_full_us": res["10 full"].measured}]
-    return _rows("table04", rows, res, cpu=cpu)
+    return measure_rows(CELLS["table04"], profile)
 
 
 # ------------------------------------------------------------ Tables 5-6
 
 def table5(profile: str = "quick", rating: float | None = None) -> TableRows:
     """memcpy of a block that fits the caches and one much larger than the
-    last level, sizes chosen from this machine's caches (memory.cache_sizes)."""
-    cpu = pinned_cpu()
-    cached, uncached = cache_sizes(machine_info())
-    res = {"cached": run("bcopy", size_bytes=cached, cpu=cpu, profile=profile),
-           "uncached": run("bcopy", size_bytes=uncached, cpu=cpu, profile=profile)}
-    # the rating is taken as exact here: its range is shown separately (mips_rating)
-    row = {"configuration": "this machine, pinned", "cached_mb_s": res["cached"].measured,
-           "uncached_mb_s": res["uncached"].measured,
-           "mbytes_per_mips": res["uncached"].measured / rating if rating else math.nan}
-    return _rows("table05", [row], res, cached_bytes=cached, uncached_bytes=uncached, cpu=cpu)
+    last level, sizes from this machine's caches (``papers.tables.SIZES``),
+    and the uncached Mbytes per MIPS at ``rating``."""
+    t = measure_rows(CELLS["table05"], profile)
+    return with_mbytes_per_mips(t, rating)
 
 
-def read_file_bytes(machine: dict | None = None) -> int:
-    """A file that fits the page cache but not the CPU caches: 4x the last
-    level, a power of two, at least 64 MiB."""
-    _, uncached = cache_sizes(machine or machine_info())
-    return max(64 << 20, uncached)
+def with_mbytes_per_mips(t: TableRows, rating: float | None) -> TableRows:
+    """Table 5's rows with the paper's Mbytes/MIPS column (uncached MB/s
+    over the MIPS rating; the rating is taken as exact, its range is shown
+    separately); empty without a rating."""
+    cells = [v / rating if rating else math.nan for v in t.column("uncached_mb_s")]
+    rows = t.rows.assign(mbytes_per_mips=[iv.value(v) for v in cells])
+    for i, v in enumerate(cells):
+        if isinstance(v, iv.Measured):
+            t.intervals[(i, "mbytes_per_mips")] = v
+    t.rows = rows
+    t.notes.update({f"{k}_bytes": r.params["size_bytes"] for k, r in
+                    (("cached", t.results.get("cached_mb_s")),
+                     ("uncached", t.results.get("uncached_mb_s"))) if r is not None})
+    return t
+
+
+def table5_row(cached, uncached, label: str, rating: float | None = None) -> pd.DataFrame:
+    """Table 5's columns for a row measured otherwise (the memory notebook's
+    copy_libc bandwidths, cached and uncached: Measured or numbers, in MB/s
+    of 10^6 bytes; the paper does not say which megabyte it used)."""
+    t = TableRows("table05", pd.DataFrame([{"configuration": label, "cached_mb_s": cached,
+                                            "uncached_mb_s": uncached}]), spec=CELLS["table05"])
+    return with_mbytes_per_mips(t, rating).with_intervals()
 
 
 def table6(profile: str = "quick", directory: str | None = None) -> TableRows:
-    cpu = pinned_cpu()
-    size = read_file_bytes()
-    kw = {"directory": directory} if directory else {}
-    res = {"read": run("file_read_bandwidth", file_bytes=size, block_bytes=16 * KB, cpu=cpu,
-                       profile=profile, **kw)}
-    rows = [{"configuration": "this machine, pinned", "mb_s": res["read"].measured}]
-    return _rows("table06", rows, res, file_bytes=size, cpu=cpu,
-                 fs_type=res["read"].extras.get("fs_type"))
+    """A file in the page cache but beyond the CPU caches, read in 16-kbyte calls."""
+    t = measure_rows(CELLS["table06"], profile, directory)
+    r = t.results["mb_s"]
+    t.notes.update(file_bytes=r.params["file_bytes"], fs_type=r.extras.get("fs_type"))
+    return t
 
 
 # ------------------------------------------------------------ Tables 7-10
@@ -138,107 +132,104 @@ def table6(profile: str = "quick", directory: str | None = None) -> TableRows:
 def table7(profile: str = "quick", directory: str | None = None) -> TableRows:
     """The Modified Andrew Benchmark, local only: "copy" is every phase but
     the compile (the paper's split), medians over the runs."""
-    kw = {"directory": directory} if directory else {}
-    r = run("andrew_benchmark", copy="cp", profile=profile, **kw)
+    t = measure_rows(CELLS["table07"], profile, directory)
+    r = t.results["total_s"]
     phases = pd.DataFrame(r.extras["phase_s"])
     total = phases.sum(axis=1)
-    copy = total - phases["compile"]
     why = r.measured.unstable   # the runs' own intervals, the result's flags
-    rows = [{"configuration": "this machine, local", "copy_s": iv.of_samples(copy, why),
-             "compile_s": iv.of_samples(phases["compile"], why), "total_s": r.measured}]
-    return _rows("table07", rows, {"andrew": r}, phases=phases,
-                 fs_type=r.extras.get("fs_type"))
+    for col, cells in (("copy_s", total - phases["compile"]), ("compile_s", phases["compile"])):
+        t.intervals[(0, col)] = m = iv.of_samples(cells, why)
+        t.rows[col] = [m.value]
+    t.rows = t.rows[["configuration", "copy_s", "compile_s", "total_s"]]
+    t.notes.update(phases=phases, fs_type=r.extras.get("fs_type"))
+    return t
 
 
 def table9(profile: str = "quick", directory: str | None = None) -> TableRows:
-    cpu = pinned_cpu()
-    kw = {"directory": directory} if directory else {}
-    res = {p: run("open_close_latency", path=p, cpu=cpu, profile=profile, **kw)
-           for p in ("foo", "a/b/c/foo")}
-    rows = [{"configuration": "this machine, local", "foo_ms": res["foo"].measured / 1e3,
-             "abc_foo_ms": res["a/b/c/foo"].measured / 1e3}]
-    return _rows("table09", rows, res, cpu=cpu, fs_type=res["foo"].extras.get("fs_type"))
+    t = measure_rows(CELLS["table09"], profile, directory)
+    t.notes.update(cpu=pinned_cpu(), fs_type=t.results["foo_ms"].extras.get("fs_type"))
+    return t
 
 
 def table10(profile: str = "quick", directory: str | None = None) -> TableRows:
     """Create-write-close-open-read-close-delete of 0, 10 and 100 kbytes,
     as the system does it (no fsync) and forced to disk (fsync)."""
-    cpu = pinned_cpu()
-    kw = {"directory": directory} if directory else {}
-    res, rows = {}, []
-    for sync in ("no", "yes"):
-        row = {"configuration": "this machine, local" + (", fsync" if sync == "yes" else "")}
-        for col, size in (("no_data_ms", 0), ("kb10_ms", 10 * KB), ("kb100_ms", 100 * KB)):
-            r = run("fs_create_delete", file_bytes=size, fsync=sync, cpu=cpu, profile=profile, **kw)
-            res[f"{size // KB} KB, fsync {sync}"] = r
-            row[col] = r.measured
-        rows.append(row)
-    first = next(iter(res.values()))
-    return _rows("table10", rows, res, cpu=cpu, fs_type=first.extras.get("fs_type"))
+    t = measure_rows(CELLS["table10"], profile, directory)
+    t.notes.update(cpu=pinned_cpu(), fs_type=next(iter(t.results.values())).extras.get("fs_type"))
+    return t
 
 
 def table10_sweep(profile: str = "quick", directory: str | None = None,
-                  progress: bool = True) -> pd.DataFrame:
+                  progress: bool = True, recorder=None) -> pd.DataFrame:
     """The paper's follow-up: 1 to 10 kbytes at 1-kbyte steps (it found
     SunOS 4.0.3 jump from ~70 ms to ~800 ms past 8 kbytes, the page size),
     with and without fsync.  Points in random order (see ``sweep``)."""
     kw = {"directory": directory} if directory else {}
     return sweep("fs_create_delete", {"file_bytes": [k * KB for k in range(1, 11)],
                                       "fsync": ["no", "yes"]},
-                 cpu=pinned_cpu(), profile=profile, progress=progress, shuffle=True, **kw)
+                 cpu=pinned_cpu(), profile=profile, progress=progress, shuffle=True, **kw, recorder=recorder)
 
 
 # ------------------------------------------------------------ the paper's tables
 
-# The column each table's MIPS-relative speed is computed from, its
-# reference row, and whether higher is better (paper captions).
-BASIS = {
-    "table02": ("time_us", "MVAX2 Ultrix 3.0", False),
-    "table03": ("time_ms", "MVAX2 Ultrix 3.0", False),
-    "table04": ("ten_full_us", "MVAX2 Ultrix 3.0", False),
-    "table06": ("mb_s", "MVAX2 Ultrix 3.0", True),
-    "table07": ("total_s", "MVAX2 Ultrix 3.0 Local", False),
-    "table09": ("foo_ms", "MVAX2 Ultrix 3.0 Local", False),
-    "table10": ("no_data_ms", "MVAX2 Ultrix 3.0 Local", False),
+# Each table's reference row for its MIPS-relative speed (paper captions); the
+# speed is computed from the column the paper sorts on (CELLS[...].sort_by).
+REFERENCE_ROW = {
+    "table02": "MVAX2 Ultrix 3.0", "table03": "MVAX2 Ultrix 3.0", "table04": "MVAX2 Ultrix 3.0",
+    "table06": "MVAX2 Ultrix 3.0", "table07": "MVAX2 Ultrix 3.0 Local",
+    "table09": "MVAX2 Ultrix 3.0 Local", "table10": "MVAX2 Ultrix 3.0 Local",
 }
+
+
+def _rule(table: str, rating: float):
+    spec = CELLS[table]
+    ref = load_table(paper.PAPER, table).set_index("configuration").loc[REFERENCE_ROW[table],
+                                                                        spec.sort_by]
+    return spec.sort_by, lambda v: paper.mips_relative(v, rating, ref,
+                                                       higher_is_better=spec.higher_is_better)
 
 
 def mips_relative_of(t: TableRows, rating: float) -> pd.Series:
     """MIPS-relative speed of each of this machine's rows, by the paper's
-    rule for that table (None for Table 5, which has Mbytes/MIPS instead)."""
-    basis, ref_conf, higher = BASIS[t.table]
-    ref = load_table(paper.PAPER, t.table).set_index("configuration").loc[ref_conf, basis]
-    return pd.Series([paper.mips_relative(v, rating, ref, higher_is_better=higher)
-                      for v in t.rows[basis]], index=t.rows["configuration"])
+    rule for that table (Table 5 has Mbytes/MIPS instead)."""
+    basis, rule = _rule(t.table, rating)
+    return pd.Series([rule(v) for v in t.rows[basis]], index=t.rows["configuration"])
 
 
 def mips_relative_cells(t: TableRows, rating: float) -> pd.Series:
     """``mips_relative_of`` with each speed's 95% interval: the rule is a
     monotone function of the one measured figure (the rating and the
     reference are taken as exact), so the interval is mapped through it."""
-    basis, ref_conf, higher = BASIS[t.table]
-    ref = load_table(paper.PAPER, t.table).set_index("configuration").loc[ref_conf, basis]
-    rule = lambda v: paper.mips_relative(v, rating, ref, higher_is_better=higher)  # noqa: E731
+    basis, rule = _rule(t.table, rating)
     return pd.Series([v.map(rule) if isinstance(v, iv.Measured) else rule(v)
                       for v in t.column(basis)], index=t.rows["configuration"])
 
 
-def paper_table(t: TableRows, rating: float | None = None) -> pd.DataFrame:
-    """The paper's table with this machine's rows added (``source`` says
-    which is which), sorted as the paper sorts it, with this machine's
-    MIPS-relative speed (or Mbytes/MIPS) from ``rating``; this machine's
-    figures carry their 95% intervals (``TableRows.with_intervals``)."""
-    p = load_table(paper.PAPER, t.table)
+def paper_table(t: TableRows, rating: float | None = None,
+                speedups: bool = False) -> pd.DataFrame:
+    """``papers.paper_table`` with this machine's MIPS-relative speed (Table
+    7: its local column) from ``rating`` added to its rows (Table 5 has its
+    Mbytes/MIPS already); every figure of this machine with its 95% interval.
+    ``speedups``: for every row, also ``speedup_vs_mvax2`` (how many times
+    faster than the paper's yardstick) and ``implied_mips`` (the rating at
+    which the row's MIPS-relative speed would be exactly 1.0), which need
+    no rating; a Measured figure's interval is mapped into both."""
     mine = t.with_intervals()
-    if t.table in BASIS:
-        basis, ref_conf, higher = BASIS[t.table]
-        if rating:
-            col = "mips_relative_local" if t.table == "table07" else "mips_relative_speed"
-            iv.put(mine, col, list(mips_relative_cells(t, rating)))
-        if t.table == "table07":
-            p = p.drop(columns=["recovered"])
-        return beside_paper(p, mine, basis, ascending=not higher)
-    return beside_paper(p, mine, "uncached_mb_s", ascending=False)
+    if t.table in REFERENCE_ROW and rating:
+        col = "mips_relative_local" if t.table == "table07" else "mips_relative_speed"
+        iv.put(mine, col, list(mips_relative_cells(t, rating)))
+    df = _paper_table(t, mine, CELLS[t.table])
+    if speedups:
+        basis, higher = CELLS[t.table].sort_by, CELLS[t.table].higher_is_better
+        ref = load_table(paper.PAPER, t.table).set_index("configuration").loc[
+            REFERENCE_ROW[t.table], basis]
+        cells = [iv.get(df, basis, i) for i in df.index]
+        apply = lambda f, v: v.map(f) if isinstance(v, iv.Measured) else f(v)  # noqa: E731
+        iv.put(df, "speedup_vs_mvax2",
+               [apply(lambda x: x / ref if higher else ref / x, v) for v in cells])
+        iv.put(df, "implied_mips", [apply(lambda x: paper.implied_mips(x, ref, higher_is_better=higher), v)
+                                    for v in cells])
+    return df
 
 
 # The row of each table Figure 1 averages: the pinned / same-CPU / local one
@@ -298,12 +289,21 @@ def table8(t7: TableRows, rating: float | None) -> pd.DataFrame:
     the remote case against a file server of the same kind over a LAN
     (NFS, Sprite, AFS); this machine has no such server, and a loop-back
     mount would measure neither the network nor a second machine."""
-    mine = pd.DataFrame([{"configuration": "this machine, local",
+    mine = pd.DataFrame([{"configuration": CELLS["table07"].row_label("local"),
                           "mips_relative_local": math.nan,
                           "mips_relative_remote": math.nan, "remote_penalty_pct": math.nan}])
     if rating:
         iv.put(mine, "mips_relative_local", [mips_relative_cells(t7, rating).iloc[0]])
-    return beside_paper(load_table(paper.PAPER, "table08"), mine, "remote_penalty_pct")
+    t8 = TableRows("table08", pd.DataFrame(), spec=CELLS["table08"])
+    return _paper_table(t8, mine)
+
+
+def table5_from_bandwidth(bw: pd.DataFrame, label: str, rating: float | None = None) -> pd.DataFrame:
+    """Table 5's row from the memory notebook's bandwidth table
+    (``memory.bandwidth_table``: libc memcpy at the same cached and uncached
+    sizes, bytes counted once, with its intervals)."""
+    c = bw[(bw.counting == "once") & (bw.op == "copy_libc")].set_index("where")
+    return table5_row(iv.get(c, "value", "cached"), iv.get(c, "value", "uncached"), label, rating)
 
 
 # --- Verdicts: the paper's questions answered from this run's numbers -----------------------------

@@ -11,8 +11,7 @@ import sys
 
 import pandas as pd
 
-from benchlib.stats import intervals as iv
-from benchlib.papers import beside_paper, load_table, transcribe_main
+from benchlib.papers import load_table, transcribe_main
 from benchlib.papers.markdown import tables_with_captions
 from benchlib.papers.mips import (INSTRUCTION_RATIO_RANGE, INSTRUCTIONS_PER_VAX_INSTRUCTION,  # noqa: F401
                     VAX780_NATIVE_MIPS, rating_range, vax_mips)
@@ -111,36 +110,14 @@ def mips_of(configuration: str, hardware: pd.DataFrame | None = None) -> float:
     return float(row["mips"].iloc[0])
 
 
-def table_with_machine(table: str, value_column: str, ours: dict[str, float],
-                       mips_rating: float | None = None) -> pd.DataFrame:
-    """A Ousterhout table (lower is better) with this machine's rows added.
-
-    ``ours`` maps a configuration label to a value in ``value_column``'s
-    unit.  Added columns: ``speedup_vs_mvax2`` (how many times faster than
-    the paper's yardstick), ``implied_mips`` (the MIPS rating that would
-    make the row's MIPS-relative speed exactly 1.0) and, for this
-    machine's rows, ``mips_relative_speed`` computed from ``mips_rating``
-    when one is given (left empty otherwise: it needs a MIPS rating).
-    A value given as a Measured (``result.measured``) brings its 95%
-    interval, mapped into the derived columns (each is a monotone function
-    of the one measurement)."""
-    paper = load_table(PAPER, table)
-    ref = paper.loc[paper.configuration == REFERENCE, value_column].item()
-    mine = pd.DataFrame({"configuration": list(ours)})
-    iv.put(mine, value_column, list(ours.values()))
-    if mips_rating:
-        iv.put(mine, "mips_relative_speed",
-               [_apply(lambda x: mips_relative(x, mips_rating, ref), v) for v in ours.values()])
-    df = beside_paper(paper, mine, value_column)
-    cells = [iv.get(df, value_column, i) for i in df.index]
-    iv.put(df, "speedup_vs_mvax2", [_apply(lambda x: ref / x, v) for v in cells])
-    iv.put(df, "implied_mips", [_apply(lambda x: implied_mips(x, ref), v) for v in cells])
-    return df
-
-
-def _apply(f, v):
-    """f of a number, or of a Measured through its endpoints (f monotone)."""
-    return v.map(f) if isinstance(v, iv.Measured) else f(v)
+def by_type(table: str, column: str, kind: str) -> pd.Series:
+    """A column of one table over the configurations whose machine Table 1
+    calls ``kind`` ("RISC" or "CISC"), as printed (NaN dropped), indexed by
+    configuration: what the paper's prose summarises as a range."""
+    df = load_table(PAPER, table)
+    hw = load_table(PAPER, "table01").set_index("abbrev")["type"]
+    keep = [hw.get(machine_of(c)) == kind for c in df["configuration"]]
+    return df.loc[keep].set_index("configuration")[column].dropna()
 
 
 def mips_sensitivity(value: float, ref_value: float, ratings) -> pd.DataFrame:

@@ -6,13 +6,16 @@ at random intervals, so any policy keeps ways/n of a set that n lines share.
 Checked here on a line-by-line simulation of one physically indexed cache
 (random 4 KiB page placement; LRU, random replacement or a mix), with known
 answers, and on the closed form.  No live timing."""
+from dataclasses import replace
+
 import numpy as np
 import pandas as pd
 import pytest
 from scipy.stats import binom
 
 from benchlib.memory.cache_model import fit_transitions, fit_walk, kept_fraction
-from benchlib.memory.fit import Level, MemoryFit
+from benchlib.memory.dataset import MemoryData
+from benchlib.memory.hierarchy import Level, MemoryFit, MemoryResult
 from benchlib.memory.walk import refit_with_walk
 
 K = 1024
@@ -131,9 +134,13 @@ def test_the_ring_fitted_as_lru_overstates_a_cache_that_is_not_lru(curves):
 
 # ------------------------------------------------------------------ the fit's use of it
 
-def _fit_with_l2(ring_bytes):
+def _fit_with_l2(ring_bytes, l2_ring=None, l3=None):
+    """L1, an L2 (``l2_ring``: the ring's size where a walk sized it), an
+    optional L3 (a Level) and memory."""
     lv = [Level("L1", 48 * K, 45 * K, 50 * K, 0.9, 0.01, None, 10),
-          Level("L2", ring_bytes, 0.95 * ring_bytes, 1.05 * ring_bytes, 3.1, 0.01, None, 10),
+          Level("L2", ring_bytes, 0.95 * ring_bytes, 1.05 * ring_bytes, 3.1, 0.01, None, 10,
+                ring_size_bytes=l2_ring),
+          *([l3] if l3 is not None else []),
           Level("memory", None, None, None, 10.0, 0.1, None, 10)]
     return MemoryFit(levels=lv, line_size_bytes=64, tlb=[], stride_bytes_used=64)
 
@@ -145,8 +152,9 @@ def test_refit_with_walk_replaces_the_ring_size_and_keeps_it():
     h = np.maximum(kept_fraction(w, c, 16, PAGE, "walk"), h1)
     rng = np.random.default_rng(7)
     y = (0.9 * h1 + 3.1 * (h - h1) + 10.0 * (1 - h)) * np.exp(rng.normal(0, 0.01, len(w)))
-    fit = _fit_with_l2(1.25 * c)
-    refit_with_walk(fit, pd.DataFrame({"size_bytes": w, "latency_ns": y}))
+    ring_fit = _fit_with_l2(1.25 * c)
+    fit = refit_with_walk(ring_fit, pd.DataFrame({"size_bytes": w, "latency_ns": y}))
+    assert ring_fit.levels[1].size_bytes == 1.25 * c and not ring_fit.notes   # left as it was
     l2 = fit.levels[1]
     assert abs(l2.size_bytes / c - 1) < 0.05 and l2.ring_size_bytes[0] == 1.25 * c
     assert l2.to_dict()["size_from"] == "walk" and l2.to_dict()["ring_size_bytes"] == 1.25 * c
@@ -158,7 +166,7 @@ def test_refit_with_walk_replaces_the_ring_size_and_keeps_it():
 def test_refit_with_walk_leaves_levels_the_walk_does_not_span():
     fit = _fit_with_l2(1 << 20)
     w = np.array([256, 320, 384, 448, 512, 640], float) * K    # stops at 0.6 x the L2
-    refit_with_walk(fit, pd.DataFrame({"size_bytes": w, "latency_ns": np.full(6, 3.1)}))
+    fit = refit_with_walk(fit, pd.DataFrame({"size_bytes": w, "latency_ns": np.full(6, 3.1)}))
     assert fit.levels[1].size_bytes == 1 << 20 and fit.levels[1].ring_size_bytes is None
     with pytest.raises(Exception, match="latency_ns"):
         refit_with_walk(fit, pd.DataFrame({"size_bytes": w}))
@@ -167,15 +175,16 @@ def test_refit_with_walk_leaves_levels_the_walk_does_not_span():
 def test_a_ring_size_beyond_every_reported_cache_says_why():
     from benchlib.memory.line_tlb import compare_with_reported
 
-    fit = _fit_with_l2(1 << 20)
-    fit.levels.insert(2, Level("L3", 42 << 20, 36 << 20, 49 << 20, 10.0, 0.1, None, 10))
+    l3 = Level("L3", 42 << 20, 36 << 20, 49 << 20, 10.0, 0.1, None, 10)
+    fit = _fit_with_l2(1 << 20, l3=l3)
     rep = [{"level": 1, "type": "Data", "size_bytes": 48 * K},
            {"level": 2, "type": "Unified", "size_bytes": 1 << 20},
            {"level": 3, "type": "Unified", "size_bytes": 32 << 20}]
     notes = compare_with_reported(fit, rep).set_index("level")["note"]
     assert "replacement policy is not LRU" in notes["L3"]
     assert "replacement policy" not in notes["L2"]
-    fit.levels[2].ring_size_bytes = (42 << 20, 36 << 20, 49 << 20)   # sized by a walk: no such note
+    # sized by a walk: no such note
+    fit = _fit_with_l2(1 << 20, l3=replace(l3, ring_size_bytes=(42 << 20, 36 << 20, 49 << 20)))
     assert "replacement policy" not in compare_with_reported(fit, rep).set_index("level")["note"]["L3"]
 
 
@@ -195,39 +204,17 @@ def test_the_ring_pays_a_window_s_tlb_misses_and_the_walk_the_whole_size():
 @pytest.mark.parametrize("l3, says", [((42 << 20, 40 << 20, 44 << 20), True),
                                       ((20 << 20, 18 << 20, 22 << 20), False)])
 def test_a_last_level_beyond_the_reported_caches_gives_the_reason(l3, says):
-    import benchlib.memory.measure as mem
-
-    fit = _fit_with_l2(1 << 20)
-    fit.levels[1].ring_size_bytes = (1.3 * (1 << 20), 1.25 * (1 << 20), 1.35 * (1 << 20))
-    fit.levels.insert(2, Level("L3", *l3, 10.0, 0.1, None, 10))
+    fit = _fit_with_l2(1 << 20, l2_ring=(1.3 * (1 << 20), 1.25 * (1 << 20), 1.35 * (1 << 20)),
+                       l3=Level("L3", *l3, 10.0, 0.1, None, 10))
     machine = {"caches": [{"level": 1, "type": "Data", "size_bytes": 48 * K},
                           {"level": 2, "type": "Unified", "size_bytes": 1 << 20},
                           {"level": 3, "type": "Unified", "size_bytes": 32 << 20,
                            "shared_cpu_list": "0-1"}], "virtualized": True}
-    m = mem.MemoryMeasurement(latency=pd.DataFrame(), pairs=pd.DataFrame(), tlb=pd.DataFrame(),
-                              fit=fit, comparison=pd.DataFrame(), elapsed_s=1.0, profile="quick",
-                              machine=machine)
+    m = MemoryResult(MemoryData(latency=pd.DataFrame(), machine=machine, profile="quick",
+                                elapsed_s=1.0), fit)
     reason = m.shared_last_level()["reason"]
     assert ("replacement policy is not LRU" in reason and "random walk shows" in reason) == says
     assert ("kept 62 % of the 32 MiB" in reason and "CPUs 0-1 share it" in reason) == (not says)
-
-
-def test_each_pass_reports_its_own_last_level_or_none():
-    import benchlib.memory.measure as mem
-    from benchlib.memory.fit import synthetic_curve
-
-    passes = []
-    for i, (sizes, lats) in enumerate([((48 * K, 1 << 20, 16 << 20), (1.0, 3.0, 10.0, 80.0)),
-                                       ((48 * K, 1 << 20, 8 << 20), (1.0, 3.0, 10.0, 80.0)),
-                                       ((48 * K, 1 << 20), (1.0, 3.0, 80.0))]):
-        c = synthetic_curve(sizes, lats, noise=0.01, seed=3 + i)
-        passes.append(c.assign(median_cycles=c["latency_ns"], pass_index=i))
-    rows = pd.DataFrame()
-    rows.attrs["passes"] = pd.concat(passes, ignore_index=True)
-    got = mem._last_level_per_pass(rows, 1.0, [48 * K, 1 << 20, 16 << 20])
-    # the passes' own last levels (the raw threshold fit reads them loosely)
-    assert (4 << 20) < got[1] < got[0] < (32 << 20)
-    assert got[2] is None          # that pass lost the level: not its L2 in its place
 
 
 @pytest.mark.parametrize("real", [False, True])
@@ -242,9 +229,8 @@ def test_a_ring_level_inside_the_walk_s_span_stays_only_if_the_walk_needs_it(rea
     else:
         y = 0.9 * h1 + 3.1 * (h - h1) + 10.0 * (1 - h)
     y = y * np.exp(np.random.default_rng(9).normal(0, 0.01, len(w)))
-    fit = _fit_with_l2(1.1 * c)
-    fit.levels.insert(2, Level("L3", c3, 0.9 * c3, 1.1 * c3, 6.0, 0.1, None, 5))
-    refit_with_walk(fit, pd.DataFrame({"size_bytes": w, "latency_ns": y}))
+    fit = _fit_with_l2(1.1 * c, l3=Level("L3", c3, 0.9 * c3, 1.1 * c3, 6.0, 0.1, None, 5))
+    fit = refit_with_walk(fit, pd.DataFrame({"size_bytes": w, "latency_ns": y}))
     names = [lv.name for lv in fit.levels]
     assert abs(fit.levels[1].size_bytes / c - 1) < 0.10
     if real:
