@@ -52,6 +52,16 @@ def test_flags_from_metadata_and_noise_diagnostics():
     assert f.loc["noisy", "throttled"] and not f.loc["quiet", "throttled"]
 
 
+def test_a_machine_is_noisy_from_a_quarter_of_its_results():
+    recs = [_rec("syscall", {"op": "getppid"}, NOISY, 0.2, reasons=["steal"], seed=1)]
+    recs += [_rec("syscall", {"op": f"op{k}"}, NOISY, 0.2, seed=k + 2) for k in range(3)]
+    recs += [_rec("syscall", {"op": "getppid"}, QUIET, 0.2, reasons=["spread"], seed=9)]
+    recs += [_rec("syscall", {"op": f"op{k}"}, QUIET, 0.2, seed=k + 10) for k in range(4)]
+    f = cl.machine_flags(cl.add_machine_columns(_frame(recs), None)).set_index("machine")
+    assert f.loc["noisy", "noisy_share"] == 0.25 and f.loc["noisy", "noisy"]   # 1 of 4
+    assert f.loc["quiet", "noisy_share"] == 0.2 and not f.loc["quiet", "noisy"]  # 1 of 5
+
+
 def test_class_results_and_paper_rows():
     recs = [_rec("syscall", {"op": "write"}, QUIET, 0.1, seed=1),
             _rec("syscall", {"op": "write"}, QUIET, 0.3, seed=2),

@@ -2,6 +2,7 @@
 Simulated rounds with known answers (a host drift common to both sides of a
 round, a real shift, an order effect), a recorded interleaved A/A pair, and
 the CLI's errors.  No live timing."""
+import json
 import lzma
 import shutil
 
@@ -9,6 +10,7 @@ import numpy as np
 import pytest
 
 from benchlib.results import compare as bc
+from benchlib.results import resultfile
 from benchlib.cli import main
 from benchlib.errors import BenchlibError
 
@@ -120,6 +122,35 @@ def test_unequal_or_too_few_rounds():
         bc.compare_paired(a, b[:-1])
     with pytest.raises(BenchlibError, match="positive"):
         bc.compare_paired(a, [[0.0]] * 8)
+
+
+def test_the_intervals_and_the_test_are_over_the_rounds_log_ratios():
+    """Known ratios per round, symmetric on a log scale: no direction (the
+    signed-rank test on the logs gives p near 1; on the ratios themselves, all
+    above 0, it would give p = 0.008); the 90 % interval (the equivalence
+    test's) is the bootstrap's 90 % interval of the rounds' ratios."""
+    from benchlib.stats.summary import bootstrap_median_ci
+
+    ratios = [1.1, 1 / 1.1, 1.2, 1 / 1.2, 1.05, 1 / 1.05, 1.3, 1 / 1.3]
+    a = [[1.0, 1.0, 1.0]] * len(ratios)
+    b = [[x] * 3 for x in ratios]
+    r = bc.compare_paired(a, b, margin=0.05)
+    assert r["p_value"] > 0.9 and r["verdict"] == "inconclusive"
+    assert (r["ratio_ci90_lo"], r["ratio_ci90_hi"]) == bootstrap_median_ci(ratios, 0.90)
+    assert (r["ratio_ci95_lo"], r["ratio_ci95_hi"]) == bootstrap_median_ci(ratios, 0.95)
+
+
+def test_five_rounds_are_too_few_to_pair():
+    """With 5 rounds a two-sided signed-rank p-value is at least 2/32: never
+    below 0.05, so they are compared unpaired; with 6 they are paired."""
+    rec = json.loads(json.dumps(resultfile.read_records(A)[0]))
+
+    def runs(k, side):
+        return [{**rec, "timestamp": f"{side}{i}", "samples": [1.0 + i / 100, 1.1, 1.2]}
+                for i in range(k)]
+    five = bc.compare(runs(5, "a"), runs(5, "b"), paired=True)
+    assert five["pairs"].isna().all() and "not paired: 5 runs" in five["note"].iloc[0]
+    assert bc.compare(runs(6, "a"), runs(6, "b"), paired=True)["pairs"].iloc[0] == 6
 
 
 def test_single_runs_are_compared_unpaired_with_a_note():

@@ -42,6 +42,8 @@ def test_summary_statistics_on_known_samples():
     assert (r.min, r.median, r.max, r.mean) == (1.0, 3.0, 5.0, 3.0)
     assert r.rel_iqr == pytest.approx((4.0 - 2.0) / 3.0)  # quartiles 2 and 4
     assert r.stdev == pytest.approx(np.std([1, 2, 3, 4, 5], ddof=1))
+    skewed = dataclasses.replace(r, samples=[5.0, 1.0, 4.0, 2.0, 13.0])
+    assert (skewed.median, skewed.mean, skewed.value) == (4.0, 5.0, 4.0)  # the median, not the mean
 
 
 def test_calibration_makes_samples_long_against_the_clock():

@@ -69,6 +69,8 @@ def test_two_figures_combine_by_their_endpoints():
     # a divisor whose interval holds 0: no bound
     z = A / Measured(0.1, -0.1, 0.3)
     assert z.lo == -math.inf and z.hi == math.inf
+    z = A / Measured(1.0, 0.0, 2.0)               # one that reaches 0, too
+    assert z.lo == -math.inf and z.hi == math.inf
     # constants are exact: they neither widen nor mark; a missing one gives no interval
     assert not (A * exact(3.0)).propagated
     gone = math.nan / A

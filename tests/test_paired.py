@@ -36,6 +36,13 @@ def test_bootstrap_interval_is_within_the_sample_and_around_the_median():
     assert bootstrap_median_ci([7.0]) == (7.0, 7.0)
 
 
+def test_the_summary_is_the_median_of_the_per_round_ratios():
+    # ratios 1.0, 1.1, 1.2, 1.3 and 9.0 (one round hit by a stall): median 1.2, mean 2.72
+    r = paired_ratio([1.0, 2.2, 3.6, 5.2, 45.0], [1.0, 2.0, 3.0, 4.0, 5.0])
+    assert r["ratios"] == pytest.approx([1.0, 1.1, 1.2, 1.3, 9.0])
+    assert r["ratio_median"] == pytest.approx(1.2) and r["ci_low"] <= 1.2 <= r["ci_high"]
+
+
 @pytest.mark.parametrize("ours,theirs", [([], []), ([1.0], [1.0, 2.0]), ([1.0], [0.0])])
 def test_bad_input_is_refused(ours, theirs):
     with pytest.raises(ValueError):

@@ -25,6 +25,9 @@ def test_format_size_round_trips():
     for n in (1, 100, 1024, 65536, 3 << 20, 1 << 30):
         assert parse_size(format_size(n)) == n
         assert parse_size(format_size(n, iec=True).replace(" ", "")) == n
+    # a size that is not a whole number of k (or M) stays in the smaller unit
+    assert format_size(1536) == "1536" and format_size(3 << 19) == "1536k"
+    assert format_size(1536, iec=True) == "1536 B"
 
 
 def test_one_size_reader_for_every_source():

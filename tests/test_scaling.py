@@ -29,6 +29,7 @@ def test_interval_is_the_t_interval_of_the_slope():
     assert e.slope == pytest.approx(b) and e.high - e.slope == pytest.approx(half)
     assert e.low < 0.8 < e.high
     assert s.fit_exponent(x, y, level=0.5).high < e.high
+    assert 0.5 < e.r2 < 1 and e.r2 == pytest.approx(np.corrcoef(lx, ly)[0, 1] ** 2)
 
 
 def test_no_fit_says_why():
@@ -67,6 +68,9 @@ def test_verdict_against_one():
     assert s.verdict(_e(0.8, 0.7, 0.9)) == "falls behind"
     assert s.verdict(_e(1.2, 1.1, 1.3)) == "outpaces the CPU"
     assert s.verdict(_e(0.95, 0.8, 1.1)).startswith("keeps pace")
+    # an interval that reaches 1 holds 1: it keeps pace (the one interval rule)
+    assert s.verdict(_e(1.1, 1.0, 1.2)).startswith("keeps pace")
+    assert s.verdict(_e(0.9, 0.8, 1.0)).startswith("keeps pace")
 
 
 def test_trend():
@@ -92,6 +96,16 @@ def test_bootstrap_brackets_the_slope_and_is_reproducible():
     assert lo < 0.6 < hi and hi - lo < 0.3
     assert (lo, hi) == s.bootstrap_exponent(x, y, n_boot=400, seed=3)
     assert all(math.isnan(v) for v in s.bootstrap_exponent([1, 1, 1], [1, 2, 3]))
+    # the level is the interval's central share: for errors this close to normal a
+    # 50 % interval is about 0.674 / 1.96 = 0.34 of the 95 % one's width
+    lo50, hi50 = s.bootstrap_exponent(x, y, level=0.5, n_boot=400, seed=3)
+    assert lo < lo50 < hi50 < hi and 0.2 < (hi50 - lo50) / (hi - lo) < 0.5
+
+
+def test_speed_per_mips():
+    # a time of 2 us on a 4-MIPS machine: 0.5 operations per us, 0.125 per MIPS
+    assert s.per_mips([2.0], [4.0], False)[0] == pytest.approx(0.125)
+    assert s.per_mips([100.0], [4.0], True)[0] == pytest.approx(25.0)
 
 
 def test_fit_table_by_group():

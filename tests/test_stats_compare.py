@@ -5,7 +5,8 @@ import pytest
 
 from benchlib.stats import noise
 from benchlib.stats.summary import (bootstrap_median_ci, bootstrap_ratio_ci, equivalence_bounds,
-                                     mann_whitney_p, ratio_verdict, rel_ci_halfwidth)
+                                     interval_side, mann_whitney_p, ratio_verdict, rel_ci_halfwidth,
+                                     ratio_summary, relative_spread)
 from benchlib.results.compare import compare_samples
 
 
@@ -53,6 +54,7 @@ def test_ratio_interval_covers_the_true_ratio_at_quick_profile_size():
 
 
 def test_mann_whitney():
+    assert mann_whitney_p([0.0] * 6, [1.0] * 6) < 0.01     # two values, every one apart
     rng = np.random.default_rng(4)
     assert mann_whitney_p(rng.normal(0, 1, 50), rng.normal(1, 1, 50)) < 1e-4
     same = [mann_whitney_p(rng.normal(0, 1, 30), rng.normal(0, 1, 30)) for _ in range(200)]
@@ -68,6 +70,13 @@ def test_mann_whitney():
     (1.30, (0.90, 1.70), (0.95, 1.60), 0.2, False, "inconclusive"),  # too wide
     (1.03, (1.01, 1.06), (1.015, 1.055), 0.01, False, "inconclusive"),  # real, under the margin
     (1.30, (1.20, 1.40), (1.22, 1.38), 0.2, False, "inconclusive"),  # the rank test disagrees
+    # at the edges: the 90% interval wholly inside, its ends on the margin, count
+    (0.97, (0.90, 1.03), (0.92, 1.02), 0.3, False, "inconclusive"),   # only its top end inside
+    (1.00, (0.94, 1.06), (1 / 1.05, 1.05), 0.5, False, "no difference"),
+    (1.30, (0.95, 1.60), (1.00, 1.50), 1e-3, False, "inconclusive"),  # the 95% interval holds 1
+    (1.30, (1.20, 1.40), (1.22, 1.38), 0.05, False, "inconclusive"),  # p must be below alpha
+    (1.05, (1.02, 1.08), (1.03, 1.07), 1e-3, False, "inconclusive"),  # a ratio on the margin
+    (1 / 1.05, (0.92, 0.98), (0.93, 0.97), 1e-3, False, "inconclusive"),
 ])
 def test_verdict_rules(ratio, ci95, ci90, p, hib, expected):
     assert ratio_verdict(ratio, ci95, ci90, p, 0.05, hib) == expected
@@ -134,3 +143,77 @@ def test_several_runs_are_resampled_at_two_levels():
     assert width(two_level) > 3 * width(pooled)
     assert compare_samples(np.concatenate(runs_a), b)["verdict"] == "no difference"
     assert compare_samples(runs_a, b)["verdict"] == "inconclusive"
+
+
+def test_summaries_of_skewed_samples_are_of_the_median():
+    """Known answers on samples whose median (3) and mean (6.3) differ."""
+    x = [1.0, 2.0, 2.5, 3.0, 3.5, 12.0, 20.0]
+    assert relative_spread(x) == pytest.approx(19.0 / 3.0)
+    lo, hi = bootstrap_median_ci(x)
+    assert hi > lo and rel_ci_halfwidth(x) == pytest.approx((hi - lo) / 2 / 3.0)
+    lo50, hi50 = bootstrap_median_ci(x, 0.5)
+    assert rel_ci_halfwidth(x, 0.5) == pytest.approx((hi50 - lo50) / 2 / 3.0)
+    assert hi50 - lo50 < hi - lo
+    assert rel_ci_halfwidth([-1.0, 0.0, 1.0]) == float("inf")     # a median of 0
+    # median(b) / median(a): 6 / 3, where the means would give 6 / 6.3
+    assert bootstrap_ratio_ci(x, [6.0] * 7)["ratio"] == pytest.approx(2.0)
+    assert bootstrap_ratio_ci([2.0], [4.0])["ratio"] == 2.0
+
+
+def test_every_sample_and_every_run_can_be_drawn():
+    """Two samples 1 and 3 (or runs of them): a resample's median is 1, 2 or
+    3, so the 95% interval of 2 over it is [2/3, 2], with both ends."""
+    assert bootstrap_median_ci([1.0, 3.0]) == (1.0, 3.0)
+    for a in ([1.0, 3.0], [[1.0] * 5, [3.0] * 5], [[1.0, 3.0], [1.0, 3.0]]):
+        ci = bootstrap_ratio_ci(a, [2.0, 2.0])
+        assert ci[0.95] == (pytest.approx(2 / 3), pytest.approx(2.0)), a
+    with pytest.raises(ValueError, match="finite"):
+        bootstrap_median_ci([1.0, float("nan")])
+
+
+def test_the_bootstraps_are_deterministic_for_a_seed():
+    rng = np.random.default_rng(13)
+    a, b = lognormal(rng, 40), lognormal(rng, 40, 1.1)   # even: medians of pairs, many values
+    assert bootstrap_median_ci(a) == bootstrap_median_ci(a) != bootstrap_median_ci(a, seed=1)
+    assert bootstrap_ratio_ci(a, b) == bootstrap_ratio_ci(a, b) != bootstrap_ratio_ci(a, b, seed=1)
+    assert rel_ci_halfwidth(a, seed=2) == rel_ci_halfwidth(a, seed=2) != rel_ci_halfwidth(a)
+
+
+def test_a_run_of_fewer_samples_counts_only_as_many():
+    """Runs of 4 samples at 1 and 5 at 3: a resample of both runs holds 4 ones
+    and 5 threes (median 3), so the median is 3 three times in four and the
+    ratio 2 / median is 2/3 at the 40th to 60th percentiles.  Were the short
+    run padded to 5 values, a resample of both would have median 2."""
+    ci = bootstrap_ratio_ci([[1.0] * 4, [3.0] * 5], [2.0] * 9, confidences=(0.95, 0.2))
+    assert ci[0.2] == (pytest.approx(2 / 3), pytest.approx(2 / 3))
+    assert ci[0.95] == (pytest.approx(2 / 3), pytest.approx(2.0))
+
+
+def test_the_15_percent_band_includes_its_edges():
+    assert ratio_summary(1.15, 1.0)["within_15pct"] and ratio_summary(0.85, 1.0)["within_15pct"]
+    assert not ratio_summary(1.2, 1.0)["within_15pct"] and not ratio_summary(0.8, 1.0)["within_15pct"]
+    assert ratio_summary(3.0, 2.0) == {"ours": 3.0, "theirs": 2.0, "ratio": 1.5, "within_15pct": False}
+
+
+def test_the_interval_rule_reads_a_touching_endpoint_as_undecided():
+    # [lo, hi] is closed: an interval that reaches the threshold does not lie above or below it
+    assert interval_side(1.0, 1.2, 1.0) is None and interval_side(0.8, 1.0, 1.0) is None
+    assert interval_side(1.01, 1.2, 1.0) is True and interval_side(0.8, 0.99, 1.0) is False
+
+
+@pytest.mark.parametrize("n, rel_stdev, steal, clock, reasons", [
+    (4, 0.02, None, None, ["too_few_samples"]),     # fewer than 5
+    (5, 0.02, None, None, []),
+    (15, 0.105, None, None, ["spread"]),             # pyperf's 10 % of the mean
+    (15, 0.095, None, None, []),
+    (15, 0.02, 0.021, None, ["steal"]),              # more than 2 % stolen
+    (15, 0.02, 0.019, 0.049, []),
+    (15, 0.02, None, 0.051, ["clock_moved"]),        # more than 5 %
+])
+def test_stability_thresholds_at_their_edges(n, rel_stdev, steal, clock, reasons):
+    assert noise.assess(n, rel_stdev, steal, clock)[1] == reasons
+
+
+def test_the_clock_is_read_in_the_first_and_last_quarters():
+    # the halves' medians would be 2.9 and 2.1
+    assert noise.clock_before_after([3.0, 3.0, 2.8, 2.8, 2.2, 2.2, 2.0, 2.0]) == (3.0, 2.0)

@@ -75,6 +75,14 @@ def test_verdict_words_follow_holds(tmp_path):
     assert [r["holds"] for r in recs] == [True]
 
 
+@pytest.mark.parametrize("holds, words", [(True, "holds here"), (False, "does not hold here"),
+                                          (None, "cannot tell here")],
+                         ids=["holds", "does-not-hold", "cannot-tell"])
+def test_the_printed_verdict_says_what_holds_is(holds, words):
+    v = verdict(None, "p", "the claim", holds=holds, evidence="e")
+    assert str(v).startswith(f"the claim: {words}.")
+
+
 def test_all_hold_combines_checks_three_ways():
     from benchlib.papers.verdict import all_hold
 
