@@ -138,6 +138,16 @@ def test_fit_tlb_two_levels():
         assert tl[0]["entries_low"] <= tl[0]["entries"] <= tl[0]["entries_high"]
 
 
+def test_a_tlb_step_too_small_to_matter_is_not_a_level():
+    """A first TLB whose miss adds 0.2 ns to a 1.4 ns load stands far out
+    of 0.1 % noise but moves the load by under min_ratio (1.3): it is no
+    level; asked for any ratio, it is found."""
+    for seed in range(3):
+        small = tlb_table(penalties=(0.2, 25.0), noise=0.001, seed=seed)
+        assert [abs(t["entries"] / 1536 - 1) < 0.15 for t in fit_tlb(small)] == [True]
+        assert len(fit_tlb(small, min_ratio=1.0001)) == 2
+
+
 def test_fit_tlb_no_step_and_page_size_and_in_fit_memory_t():
     assert fit_tlb(tlb_table(penalties=(0.0, 0.0))) == []
     tl = fit_tlb(tlb_table(), page_bytes=2 * M)
