@@ -20,6 +20,10 @@ exits 130 after the C side has stopped and reaped its helper processes.
 One module per subcommand (``benchlib/cli/<subcommand>.py``), each with
 ``add_parser(sub)`` and the function it runs; this module builds the parser
 from them and turns errors into one line and an exit code.
+
+The top layer: may import every other; nothing imports it.  A subcommand
+imports what it needs when it runs, so building the parser loads no
+optional extra (``benchlib db`` without SQLAlchemy says which to install).
 """
 from __future__ import annotations
 

@@ -6,7 +6,12 @@ cache for the small programs outside the library in ``compiler_cache``.
 
 Each ``measure`` translates parameters into a call of the C library and
 returns ``(rc, extras)``; the timing core in C does the rest.  Importing
-this package registers every benchmark."""
+this package registers every benchmark.
+
+May import: the registry, placement and the native binding of the
+measuring layer, ``benchlib.errors``, ``benchlib.units`` and
+``benchlib.profiles``; no numerical library (the measuring worker imports
+these modules: an import-linter contract)."""
 from __future__ import annotations
 
 from benchlib.measuring.benchmarks import andrew, call, cpu, fs, ipc, iowork, mem, net, proc, syscall  # noqa: F401 (register)
