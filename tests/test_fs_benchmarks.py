@@ -50,6 +50,7 @@ def test_waiting_calls_are_refused_clearly():
     ("file_read_bandwidth", {"file_bytes": "1M"}),
     ("file_reread_bandwidth", {"file_bytes": "1M", "method": "read"}),
     ("file_reread_bandwidth", {"file_bytes": "1M", "method": "mmap"}),
+    ("file_reread_bandwidth", {"file_bytes": "1M", "method": "mmap_once"}),
     ("fs_latency", {"files": 20, "file_bytes": "1k"}),
     ("disk_io", {"file_bytes": "1M", "pattern": "random", "op": "write"}),
     ("disk_io", {"file_bytes": "1M", "direct": "no"}),

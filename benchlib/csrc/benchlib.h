@@ -116,8 +116,9 @@ int bl_file_read(const char *directory, size_t file_bytes, size_t block_bytes, c
                  double *ns, double *ticks, bl_info *info);
 
 /* fs.c: reread a cached file of file_bytes and sum it, by read() in
- * block_bytes calls into one buffer (use_mmap 0) or through a fresh
- * mmap() per pass (1).  One iteration is one pass over the file. */
+ * block_bytes calls into one buffer (use_mmap 0), through a fresh mmap()
+ * per pass (1), or through one mapping made before the timing (2).  One
+ * iteration is one pass over the file. */
 int bl_file_reread(const char *directory, size_t file_bytes, size_t block_bytes, int use_mmap,
                    const bl_opts *o, double *ns, double *ticks, bl_info *info);
 
