@@ -250,7 +250,7 @@ int bl_ipc_bandwidth(int transport, size_t transfer_bytes, int buffer_bytes, con
 enum { BL_SIGNAL_INSTALL = 0, BL_SIGNAL_DELIVER = 1 };
 /* Flags or-ed into op: install also returns the old action; deliver sends
  * with kill() to the process (not tgkill() to this thread); deliver less
- * the cost of sending signal 0 (lmbench3's "signal handler overhead"). */
+ * the cost of sending signal 0 (the handler's cost alone). */
 enum { BL_SIGNAL_SAVE_OLD = 0x100, BL_SIGNAL_KILL = 0x200, BL_SIGNAL_MINUS_SEND = 0x400 };
 int bl_signal_latency(int op, const bl_opts *o, double *ns, double *ticks, bl_info *info);
 
@@ -261,7 +261,7 @@ int bl_signal_latency(int op, const bl_opts *o, double *ns, double *ticks, bl_in
  * program's directory appended to PATH. */
 enum { BL_PROCESS_FORK_EXIT = 0, BL_PROCESS_FORK_EXEC_EXIT = 1, BL_PROCESS_FORK_SH_EXIT = 2 };
 /* Or-ed into op (fork_exit only): the child leaves with libc's exit()
- * (atexit handlers, stdio flushed) instead of _exit(), as lmbench3 does. */
+ * (atexit handlers, stdio flushed) instead of _exit(). */
 enum { BL_PROCESS_LIBC_EXIT = 0x100 };
 int bl_process_creation(int op, const char *program, const bl_opts *o, double *ns,
                         double *ticks, bl_info *info);

@@ -265,7 +265,7 @@ static int mmap_file_body(void *ctx, int64_t iters)
 
 /* One mapping made before the timing, each pass only sums it: after the
  * warm-up every page is mapped, so this is memory read through the page
- * cache's pages (lmbench3's bw_mmap_rd mmap_only), with no fault. */
+ * cache's pages, with no fault (the registration says which peer times it so). */
 static int mmap_once_body(void *ctx, int64_t iters)
 {
     cached_file_ctx *c = ctx;

@@ -50,7 +50,7 @@ typedef struct {
 
 /* One sigaction call installing the handler; with BL_SIGNAL_SAVE_OLD it
  * also hands back the previous action (the kernel copies it out), as
- * lmbench3's lat_sig install does. */
+ * some other tools time it (see the registration's description). */
 static int install_body(void *ctx, int64_t iters)
 {
     sig_ctx *c = ctx;
@@ -66,7 +66,7 @@ static int install_body(void *ctx, int64_t iters)
 }
 
 /* Send signal `sig` the way the flags say: tgkill to this thread, or kill
- * to this process (BL_SIGNAL_KILL, as lmbench3 does). */
+ * to this process (BL_SIGNAL_KILL). */
 static inline int send_sig(const sig_ctx *c, int sig)
 {
     return (c->flags & BL_SIGNAL_KILL) ? kill(c->pid, sig)
@@ -75,7 +75,7 @@ static inline int send_sig(const sig_ctx *c, int sig)
 
 /* The send alone: signal 0 (a permission check, no signal).  With
  * BL_SIGNAL_MINUS_SEND it is the overhead subtracted from each delivery,
- * as lmbench3's "signal handler overhead" subtracts kill(me, 0). */
+ * leaving the handler's own cost (the definition some tools report). */
 static int send_zero_body(void *ctx, int64_t iters)
 {
     sig_ctx *c = ctx;
@@ -163,7 +163,7 @@ static void fork_child(const fork_ctx *c)
     signal(SIGINT, SIG_IGN);
     if (c->op == BL_PROCESS_FORK_EXIT) {
         if (c->libc_exit)
-            exit(0); /* atexit handlers and stdio flushed, as lmbench3's lat_proc child does */
+            exit(0); /* atexit handlers run and stdio flushed */
         _exit(0);
     }
     execve(c->argv[0], c->argv, c->envp);

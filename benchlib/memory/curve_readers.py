@@ -30,12 +30,7 @@ import pandas as pd
 
 from benchlib.errors import BenchlibError
 from benchlib.memory.dataset import FORMAT, MANIFEST, TABLES, VERSION, MemoryData
-from benchlib.units import parse_size as _parse_size
-
-
-def parse_size(text) -> float:
-    """'256k' -> 262144; '8M' -> 8388608; '4096' -> 4096 (fractions kept)."""
-    return _parse_size(text, "a curve's size", whole=False)
+from benchlib.units import parse_size
 
 
 def read_lat_mem_rd(text: str) -> pd.DataFrame:
@@ -88,11 +83,13 @@ def read_csv_curve(text: str) -> pd.DataFrame:
     if size_c is None or lat_c is None:
         raise BenchlibError("missing columns: size_bytes, latency_ns (or a size/arena column and "
                             f"an ns/latency column); the table has: {', '.join(map(str, cols))}")
-    out = pd.DataFrame({"size_bytes": [parse_size(v) for v in df[size_c]],
+    out = pd.DataFrame({"size_bytes": [parse_size(v, "a curve's size", whole=False)
+                                       for v in df[size_c]],
                         "latency_ns": pd.to_numeric(df[lat_c], errors="coerce")})
     stride_c = _pick(cols, ("stride",))
     if stride_c is not None:
-        out["stride_bytes"] = [parse_size(v) for v in df[stride_c]]
+        out["stride_bytes"] = [parse_size(v, "a curve's stride", whole=False)
+                               for v in df[stride_c]]
     return out
 
 
