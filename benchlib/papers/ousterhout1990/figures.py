@@ -1,14 +1,19 @@
-"""Ousterhout 1990's figures: Figure 1 with this machine on it and the pipe
-round trip beside its parts.  Drawn with the shared helpers of
-``benchlib.report.figures`` (units on the axes, this machine in red, the
-machine named in the title the caller gives)."""
+"""Ousterhout 1990's figures: Figure 1 with this machine on it, the pipe
+round trip beside its parts, and Table 10's follow-up sweep.  Drawn with the
+shared helpers of ``benchlib.report.figures`` (units on the axes, this
+machine in red, the machine named in the title the caller gives)."""
 from __future__ import annotations
 
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from benchlib.report.figures import HIGHLIGHT, PAPER
+from benchlib.report.figures import HIGHLIGHT, PAPER, interval_plot
+from benchlib.papers.ousterhout1990.cells import KB
+
+#: Table 10's sweep: each ``fsync`` setting in words, and its colour.
+FSYNC = {"no": ("no fsync: as the system does it", "#1f77b4"),
+         "yes": ("fsync: waits for the disk", HIGHLIGHT)}
 
 
 def figure1_plot(fig1: pd.DataFrame, rating_range: tuple[float, float] | None = None,
@@ -64,5 +69,24 @@ def cswitch_parts_figure(parts, title: str = "cswitch and its parts"):
     ax.set_xlabel("µs per round trip (both processes pinned to one CPU)")
     ax.legend(fontsize=8, loc="lower right")
     ax.set_title(title)
+    fig.tight_layout()
+    return fig
+
+
+def table10_sweep_figure(sweep: pd.DataFrame, machine: str = ""):
+    """Table 10's follow-up (``measure.table10_sweep``): create-use-delete
+    time against file size, 1 to 10 kbytes, one curve per ``fsync``
+    setting; each point the median with its 95% interval."""
+    fig, ax = plt.subplots(figsize=(8, 4))
+    d = sweep.assign(kbytes=sweep["file_bytes"] / KB,
+                     fsync=[FSYNC[s][0] for s in sweep["fsync"]])
+    interval_plot(ax, d, "median", "kbytes", orient="v", hue="fsync", join=True, legend=True,
+                  palette=dict(FSYNC.values()))
+    ax.set_xlabel("file size (kbytes)")
+    ax.set_ylabel(f"create-use-delete time ({sweep['unit'].iloc[0]}, log scale)")
+    ax.set_xticks(range(1, 11))
+    ax.legend(fontsize=8, title=None)
+    ax.set_title("Table 10 follow-up: 1 to 10 kbytes (median, 95% interval)"
+                 + (f"\n{machine}" if machine else ""), fontsize=10)
     fig.tight_layout()
     return fig
