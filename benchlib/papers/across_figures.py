@@ -80,19 +80,19 @@ def speed_vs_cpu(df: pd.DataFrame, fits: pd.DataFrame, this_host: str, title: st
                     sizes={w: 160 if w == THIS else 26 for w in order}, edgecolor="k",
                     linewidth=0.3, alpha=0.9, height=3.4, aspect=4.2 / 3.4, legend=False,
                     facet_kws={"sharex": False, "sharey": False})
+    # one CPU axis for every panel; the unrated strip left of every rating
+    lo_x, hi_x = rated["cpu_rating"].min(), rated["cpu_rating"].max()
+    x_strip = lo_x / 6
     for prim, ax in g.axes_dict.items():
         sub = rated[rated["primitive"] == prim]
-        lo_x, hi_x = sub["cpu_rating"].min(), sub["cpu_rating"].max()
         strip = unrated[unrated["primitive"] == prim]
         if len(strip):
-            x_strip = lo_x / 6
             ax.scatter(np.full(len(strip), x_strip), strip["speed"], marker="_", s=90,
                        linewidths=1.2, alpha=0.7, zorder=3,
                        c=[palette.get(w, "k") for w in strip["group"]])
             ax.axvline(lo_x / 2.5, color="0.6", lw=0.8, ls=":")
             ax.text(x_strip, 1.0, f"unrated\n({len(strip)})", transform=ax.get_xaxis_transform(),
                     ha="center", va="top", fontsize=6, color="0.3")
-            ax.set_xlim(x_strip / 2.5, hi_x * 2.5)
         lines, drawn = [], {}
         for _, f in fits[fits["primitive"] == prim].iterrows():
             if not np.isfinite(f["exponent"]):
@@ -114,6 +114,7 @@ def speed_vs_cpu(df: pd.DataFrame, fits: pd.DataFrame, this_host: str, title: st
             lines.append(line)
         ax.set_xscale("log")
         ax.set_yscale("log")
+        ax.set_xlim(x_strip / 2.5, hi_x * 2.5)
         _, unit = rate([1.0], *PRIMITIVES[prim][:2])
         _panel(ax, prim, "CPU rating (VAX-11/780 = 1: VAX-MIPS, SPECint92)", f"speed ({unit})")
         if lines:

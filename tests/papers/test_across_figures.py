@@ -73,6 +73,9 @@ def test_speed_vs_cpu_every_era_on_one_axis_with_the_given_fits():
     assert xy[0, 0] < 1.0 and k.get_xlim()[0] < xy[0, 0]
     (mstrip,) = _strip(m)
     assert list(mstrip.get_offsets()[:, 1]) == [40.0]
+    # one CPU axis: every panel spans every era's ratings, the strip at the same place
+    assert k.get_xlim() == m.get_xlim() and m.get_xlim()[1] > 2e4
+    assert mstrip.get_offsets()[0, 0] == xy[0, 0]
     lines = [ln for ln in k.get_lines() if ln.get_label().startswith(("1989", "all"))]
     assert len(lines) == 2 and not [ln for ln in m.get_lines() if ln.get_label()[:1].isdigit()]
     for line, b, a, x0, x1 in zip(lines, (0.8, 0.9), (1.5, 1.4), (1.0, 1.0), (12.0, 2e4)):
