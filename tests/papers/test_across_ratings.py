@@ -261,3 +261,16 @@ def test_era_verdicts_follow_the_intervals(tmp_path):
     recorded = read_verdicts(tmp_path)
     assert len(recorded) == 4 and {r["paper"] for r in recorded} == {"then_and_now"}
     assert json.loads((tmp_path / "verdicts.json").read_text()) == recorded
+
+
+def test_an_era_whose_interval_holds_1_kept_pace_even_below_it(tmp_path):
+    """The verdict follows the interval, not the slope: 0.9 [0.7, 1.1]
+    kept pace; 0.9 [0.85, 0.95] fell behind."""
+    row = {"primitive": "kernel_entry", "n": 10, "intercept": 0.0, "note": ""}
+    fits = pd.DataFrame([{**row, "systems": "1989-90", "exponent": 0.9, "ci_low": 0.7,
+                          "ci_high": 1.1},
+                         {**row, "systems": "all eras", "exponent": 0.9, "ci_low": 0.85,
+                          "ci_high": 0.95}])
+    by = {v.claim.rsplit("(", 1)[1].rstrip(")"): v for v in across.era_verdicts(tmp_path, fits)}
+    assert by["1989-90"].holds is True and by["all eras"].holds is False
+    assert by["1995-96"].holds is None and "No primitive has a fit" in by["1995-96"].text
