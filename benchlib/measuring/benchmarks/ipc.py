@@ -76,7 +76,7 @@ register(Benchmark(
     description="select(), poll() or epoll_wait() with a zero timeout over pipes that are "
                 "empty or each hold a byte, or over opens of a regular file",
     unit="us",
-    counts="one call over every descriptor; select rebuilds its fd_set each call, poll reuses "
+    counts="one call over every descriptor; select starts from a copy of a set built once, poll reuses "
            "its array, epoll's interest set is built before the loop (its cost does not grow "
            "with the pipes that are not ready).  lmbench3's lat_select 'file' waits on a "
            "regular file (descriptor=file here): a file has no poll method, so each "
