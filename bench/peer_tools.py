@@ -328,13 +328,16 @@ LMBENCH_US = [
 LMBENCH_CTX = [(2, 0), (8, 16)]
 LMBENCH_MB_S = [
     # bw_mem rd and wr touch one 4-byte word in every 16 bytes (every line,
-    # four loads or stores a line) and count every byte: stride_bytes=16
+    # four loads or stores a line) and count every byte of the buffer:
+    # stride_bytes=16 counting=buffer
     ("mem_bandwidth", ("op=read", "size_bytes=64M"), "bw_mem", ("64m", "rd"),
-     ("op=read", "size_bytes=64M", "stride_bytes=16")),
-    ("mem_bandwidth", ("op=read", "size_bytes=64M", "stride_bytes=16"), "bw_mem", ("64m", "rd")),
+     ("op=read", "size_bytes=64M", "stride_bytes=16", "counting=buffer")),
+    ("mem_bandwidth", ("op=read", "size_bytes=64M", "stride_bytes=16", "counting=buffer"), "bw_mem",
+     ("64m", "rd")),
     ("mem_bandwidth", ("op=write", "size_bytes=64M"), "bw_mem", ("64m", "wr"),
-     ("op=write", "size_bytes=64M", "stride_bytes=16")),
-    ("mem_bandwidth", ("op=write", "size_bytes=64M", "stride_bytes=16"), "bw_mem", ("64m", "wr")),
+     ("op=write", "size_bytes=64M", "stride_bytes=16", "counting=buffer")),
+    ("mem_bandwidth", ("op=write", "size_bytes=64M", "stride_bytes=16", "counting=buffer"), "bw_mem",
+     ("64m", "wr")),
     ("mem_bandwidth", ("op=copy_unrolled", "size_bytes=64M"), "bw_mem", ("64m", "cp")),
     ("bcopy", ("size_bytes=64M",), "bw_mem", ("64m", "bcopy")),
     ("ipc_bandwidth", ("transport=pipe", "placement=same_cpu"), "bw_pipe", ()),
