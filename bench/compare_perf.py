@@ -49,7 +49,8 @@ The files of disk_io and fio live in a temporary folder under --directory
 Bandwidth pairs get more rounds (up to --max-rounds) until their ratio's
 95% interval is within +-5 %; one that never narrows is reported as
 host-unstable, not as a median.  Output: compare_perf.json, .csv and .png
-(the ratios with their intervals and the +-10 % band, the machine named),
+(the ratios with their intervals and the +-10 % band, the machine named)
+and .md (the table for docs/peers.md),
 rewritten after every round from the second and on Ctrl-C, so that a long
 run keeps what it measured.
 Timing thresholds live here, not in the unit tests."""
@@ -241,6 +242,20 @@ def run_to_run(windows: int) -> list[dict]:
     return out
 
 
+def markdown_table(report: dict) -> str:
+    """The table for docs/peers.md: every pair, its medians, the ratio with
+    its 95 % interval, the agreement column and the wall-time ratio."""
+    lines = ["| pair | unit | benchlib | other | ratio [95 % CI] | rounds | agreement | "
+             "wall benchlib/other |", "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for label, v in report["pairs"].items():
+        wall = f"{v['wall_ratio']:.3f}" if v.get("wall_ratio") is not None else ""
+        shown = label.replace(" | ", "` vs `")
+        lines.append(f"| `{shown}` | {v['unit']} | {v['benchlib_median']:.4g} | "
+                     f"{v['other_median']:.4g} | {v['ratio_median']:.3f} [{v['ci_low']:.3f}, "
+                     f"{v['ci_high']:.3f}] | {v['rounds']} | {v['agreement']} | {wall} |")
+    return "\n".join(lines) + "\n"
+
+
 def write_report(pairs: list[Pair], header: dict, out: Path, quiet: bool = False) -> dict:
     """compare_perf.json, .csv and .png in ``out`` from the rounds measured
     so far (every pair has the same number, but the bandwidth pairs' extra
@@ -263,6 +278,7 @@ def write_report(pairs: list[Pair], header: dict, out: Path, quiet: bool = False
         w.writeheader()
         w.writerows(rows)
     plot(report, out / "compare_perf.png")
+    (out / "compare_perf.md").write_text(markdown_table(report))
     if quiet:
         return report
     print(f"\n{'pair':<92} {'unit':>5} {'benchlib':>10} {'other':>10}  ratio [95% CI]")
