@@ -191,6 +191,7 @@ def plot(report: dict, path: Path) -> None:
     """One row per pair: the ratio's median and 95 % interval, the +-10 %
     band shaded, the machine in the title."""
     import matplotlib
+    import matplotlib.ticker
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
@@ -207,10 +208,15 @@ def plot(report: dict, path: Path) -> None:
     ax.set_yticks(range(len(rows)), [label for label, _ in rows], fontsize=7)
     ax.invert_yaxis()
     ax.set_xscale("log")
+    lo = min(s["ci_low"] for _, s in rows)
+    hi = max(s["ci_high"] for _, s in rows)
+    ticks = [t for t in (0.2, 0.3, 0.5, 0.7, 1, 1.5, 2, 3, 5, 10) if lo / 1.2 <= t <= hi * 1.2]
+    ax.set_xticks(ticks, [f"{t:g}" for t in ticks])
+    ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
     ax.set_xlabel("benchlib / peer (median of per-round ratios, 95 % interval); "
                   "grey: +-10 %")
     m = report.get("machine", {})
-    ax.set_title(f"benchlib against its peers on {m.get('cpu_model', '?')} "
+    ax.set_title(f"benchlib against its peers on {m.get('cpu_model', '?')}\n"
                  f"({m.get('cpus_online', '?')} CPUs, {m.get('kernel', '?')}), pinned to CPU "
                  f"{report['cpu']}, {report['rounds']}+ rounds", fontsize=9)
     for name, c in colours.items():
