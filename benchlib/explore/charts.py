@@ -10,10 +10,11 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 import seaborn as sns
+from matplotlib.ticker import FuncFormatter
 
 from benchlib.explore.memory import human_bytes
 from benchlib.explore.session import params_text
-from benchlib.report.figures import HIGHLIGHT, PAPER, machine_label
+from benchlib.report.figures import HIGHLIGHT, PAPER, machine_label, plain_log_axis
 from benchlib.units import format_size
 
 #: The alternative shapes drawn around a level: the best few (the table lists all).
@@ -84,6 +85,7 @@ def sweep_figure(frame: pd.DataFrame, param: str, title: str = ""):
         ax.set_xticks(pos, [str(v) for v in x])
     if med.min() > 0 and med.max() / med.min() > 20:
         ax.set_yscale("log")
+        plain_log_axis(ax, "y")
     unit = frame["unit"].iloc[0]
     ax.set_xlabel(param + (" (bytes)" if param.endswith("_bytes") else ""))
     ax.set_ylabel(f"{frame['benchmark'].iloc[0]} median ({unit}"
@@ -112,7 +114,7 @@ def level_figure(view, title: str = ""):
                 label=f"{key}: {human_bytes(row['size_bytes'])}, "
                       f"Δχ² {row['delta_chi2']:.1f}")
     ax.plot(view.model.size_bytes, view.model.latency_ns, "-", color=HIGHLIGHT, lw=2.2,
-            label=f"fitted: {view.shape}")
+            label=f"fitted, {view.chosen}: {view.shape}")
     lv = view.level
     if lv.walk is not None:
         ax.axvline(lv.size_bytes, color="#1f77b4", ls="--", lw=1,
@@ -128,6 +130,10 @@ def level_figure(view, title: str = ""):
                                    int(np.ceil(np.log2(pts.size_bytes.max()))) + 1)]
     ax.set_xticks(ticks, [format_size(t, iec=True) for t in ticks], rotation=30)
     ax.set_yscale("log")
+    plain_log_axis(ax, "y")
+    lo, hi = ax.get_ylim()
+    if hi / lo < 10:             # less than a decade: every minor tick labelled
+        ax.yaxis.set_minor_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
     ax.set_xlabel("working set (bytes, log scale)")
     ax.set_ylabel("latency per dependent load (ns, log scale)")
     ax.grid(alpha=0.3, which="both")

@@ -62,6 +62,7 @@ class LevelView:
     shapes: pd.DataFrame = field(default_factory=pd.DataFrame)
     why: list = field(default_factory=list)
     sysfs_bytes: int | None = None
+    chosen: str = ""         # the fitted shape's name (a row of ``shapes``)
 
     @property
     def model_bytes(self) -> float:
@@ -144,7 +145,8 @@ def level_view(m: MemoryResult, level: str) -> LevelView:
         why.append(f"{lv.name}: the transition model did not size this level (its size is "
                    "where the latency has risen a tenth of the way to the next plateau), so "
                    "there is no shape to question; the fit's notes say why")
-        return LevelView(lv, "threshold crossing", pts, fitted, why=why, sysfs_bytes=sysfs)
+        return LevelView(lv, "threshold crossing", pts, fitted, why=why, sysfs_bytes=sysfs,
+                         chosen="threshold crossing")
     n = int(SEARCH_OCTAVES * GRID_PER_OCTAVE)
     grid = centre * 2.0 ** (np.arange(-n, n + 1) / GRID_PER_OCTAVE)
     w, y = pts.size_bytes.to_numpy(float), np.log(pts.latency_ns.to_numpy(float))
@@ -191,7 +193,7 @@ def level_view(m: MemoryResult, level: str) -> LevelView:
                + f"; the fitted shape is {shapes.loc[chosen, 'delta_chi2']:.1f} from the best "
                  "here (the fit also weighs each shape's placement variance, so near-ties may "
                  "rank differently)")
-    return LevelView(lv, shape, pts, fitted, curves, shapes, why, sysfs)
+    return LevelView(lv, shape, pts, fitted, curves, shapes, why, sysfs, chosen)
 
 
 @dataclass

@@ -179,14 +179,25 @@ class Explorer:
             self.progress.bar_style = "danger"
             self.status.value = f'<span style="color:#b00">{html.escape(error)}</span>'
 
-    def run(self, benchmark: str, params: dict | None = None, profile: str | None = None):
-        """Run ``benchmark`` with ``params`` as the Run button does; returns the Run."""
+    def _prepare(self, benchmark: str, params: dict | None, profile: str | None) -> dict:
+        """The form set as a call asks (what a widget can show of it)."""
         if benchmark != self.benchmark.value:
             self.benchmark.value = get_benchmark(benchmark).name
         self.set_values(params or {})
         if profile:
             self.profile.value = profile
-        return self._measure(benchmark, dict(params or {}))
+        return dict(params or {})
+
+    def _show(self, result, papers) -> None:
+        """Fill the result and the papers' areas (each a function that displays)."""
+        for area, fill in ((self.result, result), (self.papers, papers)):
+            area.clear_output()
+            with area:
+                fill()
+
+    def run(self, benchmark: str, params: dict | None = None, profile: str | None = None):
+        """Run ``benchmark`` with ``params`` as the Run button does; returns the Run."""
+        return self._measure(benchmark, self._prepare(benchmark, params, profile))
 
     def _measure(self, benchmark: str, params: dict):
         t0 = self._busy(1)
@@ -195,24 +206,15 @@ class Explorer:
         except BenchlibError as e:
             self._done(t0, str(e))
             return None
-        self.result.clear_output()
-        self.papers.clear_output()
-        with self.result:
-            show_run(self.session, run, self.save_to, papers=False)
-        with self.papers:
-            show_papers(run)
+        self._show(lambda: show_run(self.session, run, self.save_to, papers=False),
+                   lambda: show_papers(run))
         self._done(t0)
         return run
 
     def sweep(self, benchmark: str, param: str, values, params: dict | None = None,
               profile: str | None = None):
         """A sweep as the Run button does in sweep mode; returns its frame."""
-        if benchmark != self.benchmark.value:
-            self.benchmark.value = get_benchmark(benchmark).name
-        self.set_values(params or {})
-        if profile:
-            self.profile.value = profile
-        return self._sweep(benchmark, param, values, dict(params or {}))
+        return self._sweep(benchmark, param, values, self._prepare(benchmark, params, profile))
 
     def _sweep(self, benchmark: str, param: str, values, params: dict):
         try:
@@ -231,13 +233,11 @@ class Explorer:
         except BenchlibError as e:
             self._done(t0, str(e))
             return None
-        self.result.clear_output()
-        self.papers.clear_output()
-        with self.result:
-            show_sweep(frame, param, self.save_to, self.session.runs[-1].result.machine)
-        with self.papers:
-            display(HTML("<i>Each point of the sweep is a run below; the papers' rows of a "
-                         "point are shown when it is run alone.</i>"))
+        self._show(lambda: show_sweep(frame, param, self.save_to,
+                                      self.session.runs[-1].result.machine),
+                   lambda: display(HTML("<i>Each point of the sweep is a run below; the "
+                                        "papers' rows of a point are shown when it is run "
+                                        "alone.</i>")))
         self._done(t0)
         return frame
 
