@@ -73,7 +73,9 @@ case "$mode" in
     ;;
   test)
     echo "==> running the test suite"
-    exec "$py" -m pytest -q "${extra[@]}"
+    # one worker per CPU (pytest-xdist): the notebooks' smoke runs and the
+    # unit tests share the machine's CPUs instead of queueing on one
+    exec "$py" -m pytest -q -n auto "${extra[@]}"
     ;;
   reproduce)
     exec "$py" -m benchlib.notebooks --profile "$profile" "${extra[@]}"
