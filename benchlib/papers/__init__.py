@@ -13,7 +13,7 @@ uses (``tables``: ``Table``, ``Column``, ``TableRows``, ``measure_rows``,
 outside its package (the then-and-now dataset, the class notebook).
 
 Ids: ``ousterhout1990``, ``mcvoy1996``, ``chen1994``, ``laibaker1996``,
-``mach1989``.
+``mach1989``, ``ren2019``.
 
 May import every layer below it: measuring, results, stats, analysis,
 memory and the shared figures (``benchlib.report.figures``); never the
