@@ -127,7 +127,7 @@ SETTINGS: dict[str, dict[str, Any]] = {
                  "small mmap", "big mmap", "small munmap", "big munmap", "small page fault",
                  "big page fault", "select", "poll", "epoll", "select big", "poll big",
                  "epoll big"]},
-    "ren2019.switch_rounds": {"smoke": 2, "quick": 6, "full": 12},
+    "ren2019.switch_rounds": {"smoke": 2, "quick": 10, "full": 16},
     "ren2019.switch_sampling": {
         "smoke": Profile("smoke", n_samples=3, n_warmup=0, target_sample_ms=0.1, max_total_s=0.05),
         "quick": Profile("quick", n_samples=5, n_warmup=1, target_sample_ms=0.3, max_total_s=0.1),
