@@ -40,12 +40,19 @@ Pairs:
                                        (the workload's own request-size distribution)
 `perf bench sched messaging` (groups of senders and receivers, many to
 many) has no counterpart here: no benchlib benchmark fans out like it.
+Nor have `perf bench epoll wait` and `epoll ctl`: they count epoll_wait
+wake-ups and epoll_ctl operations per second over many threads fed by
+writer threads, where select_latency call=epoll times one thread's
+epoll_wait over N ready pipes (lmbench3's lat_select and LEBench's figure).
 The files of disk_io and fio live in a temporary folder under --directory
 (default: the temp dir, which must allow O_DIRECT), removed at the end.
 Bandwidth pairs get more rounds (up to --max-rounds) until their ratio's
 95% interval is within +-5 %; one that never narrows is reported as
 host-unstable, not as a median.  Output: compare_perf.json, .csv and .png
-(the ratios with their intervals and the +-10 % band, the machine named).
+(the ratios with their intervals and the +-10 % band, the machine named)
+and .md (the table for docs/peers.md),
+rewritten after every round from the second and on Ctrl-C, so that a long
+run keeps what it measured.
 Timing thresholds live here, not in the unit tests."""
 from __future__ import annotations
 
@@ -105,7 +112,8 @@ def needs_more_rounds(p: Pair) -> bool:
     return (s["ci_high"] - s["ci_low"]) / 2 > p.min_rounds_rel_ci * s["ratio_median"]
 
 
-def run_rounds(pairs: list[Pair], rounds: int, rng: random.Random, max_rounds: int | None = None) -> None:
+def run_rounds(pairs: list[Pair], rounds: int, rng: random.Random, max_rounds: int | None = None,
+               after_round: Callable[[int], None] | None = None) -> None:
     """``rounds`` rounds of every pair; then, up to ``max_rounds`` in all,
     more rounds of the bandwidth pairs whose ratio is not yet known to +-5 %
     (a noisy host needs more of them; one that never settles is reported
@@ -114,6 +122,8 @@ def run_rounds(pairs: list[Pair], rounds: int, rng: random.Random, max_rounds: i
         t0 = time.monotonic()
         measure_round(pairs, rng)
         print(f"round {k + 1}/{rounds} done ({time.monotonic() - t0:.0f} s)", flush=True)
+        if after_round and k >= 1:
+            after_round(k + 1)
     k = rounds
     while max_rounds and k < max_rounds:
         more = [p for p in pairs if needs_more_rounds(p)]
@@ -123,6 +133,8 @@ def run_rounds(pairs: list[Pair], rounds: int, rng: random.Random, max_rounds: i
         measure_round(more, rng)
         print(f"round {k}/{max_rounds}: {len(more)} bandwidth pairs not yet known to "
               f"+-{100 * BANDWIDTH_REL_CI:.0f} %", flush=True)
+        if after_round:
+            after_round(k)
 
 
 AGREE_BAND = (0.90, 1.10)
@@ -179,6 +191,7 @@ def plot(report: dict, path: Path) -> None:
     """One row per pair: the ratio's median and 95 % interval, the +-10 %
     band shaded, the machine in the title."""
     import matplotlib
+    import matplotlib.ticker
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
@@ -195,10 +208,15 @@ def plot(report: dict, path: Path) -> None:
     ax.set_yticks(range(len(rows)), [label for label, _ in rows], fontsize=7)
     ax.invert_yaxis()
     ax.set_xscale("log")
+    lo = min(s["ci_low"] for _, s in rows)
+    hi = max(s["ci_high"] for _, s in rows)
+    ticks = [t for t in (0.2, 0.3, 0.5, 0.7, 1, 1.5, 2, 3, 5, 10) if lo / 1.2 <= t <= hi * 1.2]
+    ax.set_xticks(ticks, [f"{t:g}" for t in ticks])
+    ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
     ax.set_xlabel("benchlib / peer (median of per-round ratios, 95 % interval); "
                   "grey: +-10 %")
     m = report.get("machine", {})
-    ax.set_title(f"benchlib against its peers on {m.get('cpu_model', '?')} "
+    ax.set_title(f"benchlib against its peers on {m.get('cpu_model', '?')}\n"
                  f"({m.get('cpus_online', '?')} CPUs, {m.get('kernel', '?')}), pinned to CPU "
                  f"{report['cpu']}, {report['rounds']}+ rounds", fontsize=9)
     for name, c in colours.items():
@@ -230,6 +248,60 @@ def run_to_run(windows: int) -> list[dict]:
     return out
 
 
+def markdown_table(report: dict) -> str:
+    """The table for docs/peers.md: every pair, its medians, the ratio with
+    its 95 % interval, the agreement column and the wall-time ratio."""
+    lines = ["| pair | unit | benchlib | other | ratio [95 % CI] | rounds | agreement | "
+             "wall benchlib/other |", "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for label, v in report["pairs"].items():
+        wall = f"{v['wall_ratio']:.3f}" if v.get("wall_ratio") is not None else ""
+        shown = label.replace(" | ", "` vs `")
+        lines.append(f"| `{shown}` | {v['unit']} | {v['benchlib_median']:.4g} | "
+                     f"{v['other_median']:.4g} | {v['ratio_median']:.3f} [{v['ci_low']:.3f}, "
+                     f"{v['ci_high']:.3f}] | {v['rounds']} | {v['agreement']} | {wall} |")
+    return "\n".join(lines) + "\n"
+
+
+def write_report(pairs: list[Pair], header: dict, out: Path, quiet: bool = False) -> dict:
+    """compare_perf.json, .csv and .png in ``out`` from the rounds measured
+    so far (every pair has the same number, but the bandwidth pairs' extra
+    rounds); the table and the tally on stdout unless ``quiet``."""
+    report = {**header, "rounds_done": min(len(p.values["ours"]) for p in pairs),
+              "pairs": summarise_all(pairs)}
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / "compare_perf.json"
+    tmp = path.with_suffix(".json.tmp")
+    tmp.write_text(json.dumps(report, indent=1))
+    tmp.replace(path)
+    rows = [{"pair": k, "unit": v["unit"], "benchlib_median": v["benchlib_median"],
+             "other_median": v["other_median"], "ratio": v["ratio_median"], "ci_low": v["ci_low"],
+             "ci_high": v["ci_high"], "rounds": v["rounds"], "agreement": v["agreement"],
+             "explained": v["explained"], "benchlib_wall_s": v.get("benchlib_wall_s"),
+             "other_wall_s": v.get("other_wall_s"), "wall_ratio": v.get("wall_ratio")}
+            for k, v in report["pairs"].items()]
+    with open(out / "compare_perf.csv", "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0]))
+        w.writeheader()
+        w.writerows(rows)
+    plot(report, out / "compare_perf.png")
+    (out / "compare_perf.md").write_text(markdown_table(report))
+    if quiet:
+        return report
+    print(f"\n{'pair':<92} {'unit':>5} {'benchlib':>10} {'other':>10}  ratio [95% CI]")
+    for p in pairs:
+        s = report["pairs"][p.label]
+        print(f"{p.label:<92} {p.unit:>5} {s['benchlib_median']:>10.4g} {s['other_median']:>10.4g}"
+              f"  {s['ratio_median']:.3f} [{s['ci_low']:.3f}, {s['ci_high']:.3f}] {s['agreement']}")
+    counts = {a: sum(v["agreement"] == a for v in report["pairs"].values())
+              for a in ("agree", "differ-explained", "differ-unexplained", "host-unstable")}
+    timed = [v["wall_ratio"] for v in report["pairs"].values() if v.get("wall_ratio") is not None]
+    print(", ".join(f"{n} {a}" for a, n in counts.items())
+          + (f"; benchlib's +-3 % figure in at most 1/10 of lmbench3's wall time: "
+             f"{sum(w <= 0.1 for w in timed)} of {len(timed)}" if timed else ""))
+    print(f"written {path}, {out / 'compare_perf.csv'} and {out / 'compare_perf.png'}")
+    return report
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--rounds", type=int, default=7)
@@ -257,6 +329,8 @@ def main() -> int:
         print(f"compare_perf: no such directory: {args.directory}", file=sys.stderr)
         return 2
     workdir = Path(tempfile.mkdtemp(prefix="compare_perf-", dir=args.directory))
+    pairs: list[Pair] = []
+    header: dict = {}
     try:
         tools = Tools(args.cpu, workdir, args.lmbench)
         pairs = make_pairs(tools)
@@ -282,9 +356,18 @@ def main() -> int:
         seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1 << 30)
         print(f"{len(pairs)} pairs x {args.rounds} rounds, pinned to CPU {args.cpu}, order seed {seed}",
               flush=True)
-        run_rounds(pairs, args.rounds, random.Random(seed), args.max_rounds or 3 * args.rounds)
+        machine = json.loads(subprocess.run([*BENCHLIB, "info", "--json"], capture_output=True,
+                                            text=True, check=True).stdout)
+        header = {"rounds": args.rounds, "cpu": args.cpu, "seed": seed, "machine": machine}
+        # the report is rewritten after every round from the second on: a
+        # long run that a noisy host makes longer, or a Ctrl-C, keeps what
+        # was measured
+        run_rounds(pairs, args.rounds, random.Random(seed), args.max_rounds or 3 * args.rounds,
+                   after_round=lambda k: write_report(pairs, header, args.out, quiet=True))
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
+        if pairs and min(len(p.values["ours"]) for p in pairs) >= 2:
+            write_report(pairs, header, args.out)
         return 130
     except subprocess.CalledProcessError as exc:
         print(f"compare_perf: {' '.join(exc.cmd)} failed: {(exc.stderr or '').strip()[-500:]}",
@@ -292,38 +375,11 @@ def main() -> int:
         return 1
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
-    report = {"rounds": args.rounds, "cpu": args.cpu, "seed": seed, "pairs": {}}
-    print(f"\n{'pair':<92} {'unit':>5} {'benchlib':>10} {'other':>10}  ratio [95% CI]")
-    report["pairs"] = summarise_all(pairs)
-    for p in pairs:
-        s = report["pairs"][p.label]
-        print(f"{p.label:<92} {p.unit:>5} {s['benchlib_median']:>10.4g} {s['other_median']:>10.4g}"
-              f"  {s['ratio_median']:.3f} [{s['ci_low']:.3f}, {s['ci_high']:.3f}] {s['agreement']}")
+    write_report(pairs, header, args.out)
     if args.windows > 0:
+        report = json.loads((args.out / "compare_perf.json").read_text())
         report["run_to_run_syscall"] = run_to_run(args.windows)
-    args.out.mkdir(parents=True, exist_ok=True)
-    report["machine"] = json.loads(subprocess.run([*BENCHLIB, "info", "--json"], capture_output=True,
-                                                  text=True, check=True).stdout)
-    path = args.out / "compare_perf.json"
-    path.write_text(json.dumps(report, indent=1))
-    rows = [{"pair": k, "unit": v["unit"], "benchlib_median": v["benchlib_median"],
-             "other_median": v["other_median"], "ratio": v["ratio_median"], "ci_low": v["ci_low"],
-             "ci_high": v["ci_high"], "rounds": v["rounds"], "agreement": v["agreement"],
-             "explained": v["explained"], "benchlib_wall_s": v.get("benchlib_wall_s"),
-             "other_wall_s": v.get("other_wall_s"), "wall_ratio": v.get("wall_ratio")}
-            for k, v in report["pairs"].items()]
-    with open(args.out / "compare_perf.csv", "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=list(rows[0]))
-        w.writeheader()
-        w.writerows(rows)
-    plot(report, args.out / "compare_perf.png")
-    counts = {a: sum(v["agreement"] == a for v in report["pairs"].values())
-              for a in ("agree", "differ-explained", "differ-unexplained", "host-unstable")}
-    timed = [v["wall_ratio"] for v in report["pairs"].values() if v.get("wall_ratio") is not None]
-    print(", ".join(f"{n} {a}" for a, n in counts.items())
-          + (f"; benchlib's +-3 % figure in at most 1/10 of lmbench3's wall time: "
-             f"{sum(w <= 0.1 for w in timed)} of {len(timed)}" if timed else ""))
-    print(f"written {path}, {args.out / 'compare_perf.csv'} and {args.out / 'compare_perf.png'}")
+        (args.out / "compare_perf.json").write_text(json.dumps(report, indent=1))
     return 0
 
 

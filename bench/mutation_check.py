@@ -62,6 +62,7 @@ C, SC, SS = ("benchlib/results/compare.py", "benchlib/analysis/scaling.py",
 OUS, LB, MACH = ("benchlib/papers/ousterhout1990/paper.py", "benchlib/papers/laibaker1996/paper.py",
                  "benchlib/papers/mach1989/paper.py")
 STATS_T, SCALE_T = "test_stats_compare.py", "test_scaling.py"
+AC, ACROSS_T = "benchlib/papers/across.py", "papers/test_across_ratings.py"
 # the model's tests, without the I/O generator's (which measure, and check system-wide state)
 CHEN_T = "test_self_scaling_model.py " + " ".join(
     f"papers/test_chen1994_measure.py::test_{t}" for t in (
@@ -73,7 +74,8 @@ CHEN_T = "test_self_scaling_model.py " + " ".join(
 MUTANTS = [
     # ------------------------------------------------------ stats/summary.py
     _m("bootstrap_median_ci: mean for median", S,
-       "meds = np.median(x[idx], axis=1)", "meds = np.mean(x[idx], axis=1)",
+       "meds = np.median(x[resample_indices(x.size, n_boot, seed)], axis=1)",
+       "meds = np.mean(x[resample_indices(x.size, n_boot, seed)], axis=1)",
        f"{STATS_T} test_paired.py test_intervals.py"),
     _m("bootstrap_median_ci: one tail at (1-c)", S,
        "a = (1 - confidence) / 2", "a = (1 - confidence)", f"{STATS_T} test_paired.py"),
@@ -183,12 +185,17 @@ MUTANTS = [
        "float(res.rvalue ** 2)", "float(res.rvalue)", SCALE_T),
     _m("fit_exponent: a CPU rating of 0 kept", SC,
        "(x > 0) & (y > 0)", "(x >= 0) & (y > 0)", SCALE_T),
-    _m("bootstrap_exponent: one tail at (1-level)", SC,
-       "a = (1 - level) / 2\n    return float(np.quantile(slopes, a))",
-       "a = (1 - level)\n    return float(np.quantile(slopes, a))", SCALE_T),
+    _m("bootstrap_exponent: x not centred", SC,
+       "dx = x - x.mean(axis=1, keepdims=True)", "dx = x", SCALE_T),
+    _m("bootstrap_exponent: the level not passed on", SC,
+       "return percentile_interval(slopes, level)", "return percentile_interval(slopes)",
+       SCALE_T),
     _m("scaling verdict: the slope, not its interval", SC,
-       "if e.high < 1:", "if e.slope < 1:", SCALE_T),
-    _m("scaling verdict: touching 1 outpaces", SC, "if e.low > 1:", "if e.low >= 1:", SCALE_T),
+       "side = interval_side(e.low, e.high, 1.0)", "side = interval_side(e.slope, e.slope, 1.0)",
+       SCALE_T),
+    _m("scaling verdict: against 0.9, not 1", SC,
+       "side = interval_side(e.low, e.high, 1.0)", "side = interval_side(e.low, e.high, 0.9)",
+       SCALE_T),
     _m("trend: caught up / fell behind swapped", SC,
        'return "caught up"', 'return "fell behind"', SCALE_T),
     _m("trend: an undetermined fit read", SC,
@@ -204,6 +211,14 @@ MUTANTS = [
        "speed(value_std, higher_is_better) * np.asarray(cpu_mips, dtype=float)",
        f"{SCALE_T} papers/test_ousterhout1990.py"),
     _m("rate: microseconds per second 1e3", SC, '"us": 1e6', '"us": 1e3', SCALE_T),
+    # ------------------------------------------------------ papers/across.py (every era on one axis)
+    _m("across ratings: an estimate left unrated", AC,
+       'if line.status == "unrated":', 'if line.status != "rated":', ACROSS_T),
+    _m("across eras: all eras without today", AC,
+       "groups[ALL_ERAS] = era.isin(list(ERAS))", "groups[ALL_ERAS] = era.isin(list(ERAS)[:2])",
+       ACROSS_T),
+    _m("across era verdicts: behind read from the slope", AC,
+       "if interval_side(r.ci_low, r.ci_high, 1.0) is False]", "if r.exponent < 1]", ACROSS_T),
     # ------------------------------------------------------ analysis/self_scaling_model.py
     _m("find_regions: border slope flipped", SS, "(s[j] < avg)", "(s[j] > avg)", CHEN_T),
     _m("find_regions: merge against the smaller mean", SS,

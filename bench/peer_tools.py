@@ -319,13 +319,25 @@ LMBENCH_US = [
     ("process_creation", ("op=fork_sh_exit", "parent=small"), "lat_proc", ("shell",), 1e3, None),
     ("pipe_latency", ("placement=same_cpu",), "lat_pipe", (), 1.0, None),
     ("ipc_latency", ("transport=unix", "placement=same_cpu"), "lat_unix", (), 1.0, None),
-    ("select_latency", ("pipes=100", "full=yes"), "lat_select", ("-n", "100", "file"), 1.0, None),
+    ("select_latency", ("pipes=100", "full=yes"), "lat_select", ("-n", "100", "file"), 1.0,
+     ("pipes=100", "descriptor=file")),
+    ("select_latency", ("pipes=100", "descriptor=file"), "lat_select", ("-n", "100", "file"), 1.0,
+     None),
 ]
 # lat_ctx: (processes, KB each)
 LMBENCH_CTX = [(2, 0), (8, 16)]
 LMBENCH_MB_S = [
-    ("mem_bandwidth", ("op=read", "size_bytes=64M"), "bw_mem", ("64m", "rd")),
-    ("mem_bandwidth", ("op=write", "size_bytes=64M"), "bw_mem", ("64m", "wr")),
+    # bw_mem rd and wr touch one 4-byte word in every 16 bytes (every line,
+    # four loads or stores a line) and count every byte of the buffer:
+    # stride_bytes=16 counting=buffer
+    ("mem_bandwidth", ("op=read", "size_bytes=64M"), "bw_mem", ("64m", "rd"),
+     ("op=read", "size_bytes=64M", "stride_bytes=16", "counting=buffer")),
+    ("mem_bandwidth", ("op=read", "size_bytes=64M", "stride_bytes=16", "counting=buffer"), "bw_mem",
+     ("64m", "rd")),
+    ("mem_bandwidth", ("op=write", "size_bytes=64M"), "bw_mem", ("64m", "wr"),
+     ("op=write", "size_bytes=64M", "stride_bytes=16", "counting=buffer")),
+    ("mem_bandwidth", ("op=write", "size_bytes=64M", "stride_bytes=16", "counting=buffer"), "bw_mem",
+     ("64m", "wr")),
     ("mem_bandwidth", ("op=copy_unrolled", "size_bytes=64M"), "bw_mem", ("64m", "cp")),
     ("bcopy", ("size_bytes=64M",), "bw_mem", ("64m", "bcopy")),
     ("ipc_bandwidth", ("transport=pipe", "placement=same_cpu"), "bw_pipe", ()),
@@ -396,14 +408,17 @@ def bandwidth_pairs(t: Tools) -> list[Pair]:
     against benchlib's memory bandwidth at the same size, one thread."""
     c = str(t.cpu)
     pairs = []
-    for test, op, counting in (("load", "read", "once"), ("store", "write", "once"),
-                               ("copy", "copy_unrolled", "stream")):
+    # likwid-bench's size is the whole data set, its vectors together: the
+    # copy's two vectors of 64 MiB each are -w S0:128MB
+    for test, op, counting, size in (("load", "read", "once", "64MB"),
+                                     ("store", "write", "once", "64MB"),
+                                     ("copy", "copy_unrolled", "stream", "128MB")):
         params = (f"op={op}", "size_bytes=64M", f"counting={counting}")
-        pairs.append(Pair(f"mem_bandwidth {' '.join(params)} | likwid-bench -t {test} S0:64MB:1",
+        pairs.append(Pair(f"mem_bandwidth {' '.join(params)} | likwid-bench -t {test} S0:{size}:1",
                           "MB/s", lambda p=params: t.benchlib("mem_bandwidth", *p, f"cpu={c}")["value"],
-                          lambda s=test: t.likwid_mb_s(s, "64MB"), "likwid-bench",
+                          lambda s=test, z=size: t.likwid_mb_s(s, z), "likwid-bench",
                           "benchlib run mem_bandwidth " + " ".join(f"-p {p}" for p in params),
-                          f"likwid-bench -t {test} -w S0:64MB:1 -s 0.3",
+                          f"likwid-bench -t {test} -w S0:{size}:1 -s 0.3",
                           min_rounds_rel_ci=BANDWIDTH_REL_CI))
     pairs.append(Pair("bcopy size_bytes=64M | mbw -t0 64 (memcpy)", "MB/s",
                       lambda: t.benchlib("bcopy", "size_bytes=64M", f"cpu={c}")["value"],

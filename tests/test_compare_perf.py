@@ -156,3 +156,27 @@ def test_the_figure_is_written(tmp_path):
               "machine": {"cpu_model": "test CPU", "cpus_online": 2, "kernel": "6.x"}}
     compare_perf.plot(report, tmp_path / "f.png")
     assert (tmp_path / "f.png").stat().st_size > 1000
+
+
+def test_the_report_is_rewritten_after_every_round_from_the_second(tmp_path):
+    """A long run keeps what it measured: after_round writes the report with
+    the rounds done so far (the measuring is faked: structure, not timing)."""
+    import json
+    import random
+
+    values = iter(range(1, 1000))
+    p = compare_perf.Pair("x | peer", "us", lambda: (1.0 + next(values) % 3 / 100, 0.01),
+                          lambda: (1.0, 0.5), "lmbench3")
+    header = {"rounds": 3, "cpu": 0, "seed": 1,
+              "machine": {"cpu_model": "test CPU", "cpus_online": 2, "kernel": "6.x"}}
+    seen = []
+
+    def after(k):
+        report = compare_perf.write_report([p], header, tmp_path, quiet=True)
+        seen.append((k, report["rounds_done"],
+                     json.loads((tmp_path / "compare_perf.json").read_text())["rounds_done"]))
+
+    compare_perf.run_rounds([p], 3, random.Random(0), after_round=after)
+    assert seen == [(2, 2, 2), (3, 3, 3)]
+    assert (tmp_path / "compare_perf.csv").read_text().count("\n") == 2
+    assert not list(tmp_path.glob("*.tmp"))

@@ -121,3 +121,18 @@ def test_strided_read_counts_the_words_touched():
     r = benchlib.run("mem_bandwidth", op="read", size_bytes="64k", stride_bytes=64, profile="smoke")
     words = 65536 // 64
     assert r.samples[0] == pytest.approx(words * 8 / r.ns_per_iteration[0] * 1e3)
+
+
+def test_bandwidth_counting_modes():
+    """once: the bytes of the words touched; buffer: the whole buffer whatever
+    the stride (lmbench3's bw_mem rd/wr); stream: a copy's read and write."""
+    from benchlib.measuring.benchmarks.mem import _bandwidth_mb_s
+
+    p = {"op": "read", "size_bytes": 64 << 20, "stride_bytes": 16}
+    ns = 1e7
+    once = _bandwidth_mb_s(ns, {**p, "counting": "once"})
+    buffer = _bandwidth_mb_s(ns, {**p, "counting": "buffer"})
+    assert buffer == pytest.approx(2 * once) == pytest.approx((64 << 20) / ns * 1e3)
+    dense = {**p, "stride_bytes": 8}
+    assert _bandwidth_mb_s(ns, {**dense, "counting": "buffer"}) == \
+        pytest.approx(_bandwidth_mb_s(ns, {**dense, "counting": "once"}))

@@ -110,7 +110,7 @@ def test_speed_per_mips():
 
 def test_fit_table_by_group():
     mips = np.array([1, 2, 4, 8, 1000.0])
-    df = pd.DataFrame({"primitive": "kernel_entry", "cpu_mips": mips,
+    df = pd.DataFrame({"primitive": "kernel_entry", "cpu_rating": mips,
                        "value_std": 100.0 / mips ** 0.5, "unit_std": "us",
                        "higher_is_better": False, "year": [1990] * 4 + [2026]})
     groups = {"old": df.year <= 1990, "all": df.year > 0, "none": df.year < 0}

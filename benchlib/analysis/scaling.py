@@ -16,6 +16,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from benchlib.stats.summary import interval_side, percentile_interval, resample_indices
+
 
 @dataclass(frozen=True)
 class Exponent:
@@ -69,28 +71,29 @@ def fit_exponent(cpu, spd, level: float = 0.95) -> Exponent:
 def bootstrap_exponent(cpu, spd, level: float = 0.95, n_boot: int = 2000,
                        seed: int = 0) -> tuple[float, float]:
     """Percentile interval of the slope over resamples of the points (pairs
-    bootstrap); resamples with a single CPU speed are skipped."""
+    bootstrap, drawn by ``benchlib.stats.summary.resample_indices``);
+    resamples with a single CPU speed are skipped."""
     lx, ly = _clean(cpu, spd)
     if len(lx) < 3 or np.ptp(lx) == 0:
         return math.nan, math.nan
-    rng = np.random.default_rng(seed)
-    slopes = []
-    for _ in range(n_boot):
-        i = rng.integers(0, len(lx), len(lx))
-        if np.ptp(lx[i]) == 0:
-            continue
-        slopes.append(np.polyfit(lx[i], ly[i], 1)[0])
-    a = (1 - level) / 2
-    return float(np.quantile(slopes, a)), float(np.quantile(slopes, 1 - a))
+    idx = resample_indices(len(lx), n_boot, seed)
+    x, y = lx[idx], ly[idx]
+    dx = x - x.mean(axis=1, keepdims=True)
+    sxx = (dx * dx).sum(axis=1)
+    keep = np.ptp(x, axis=1) > 0
+    slopes = (dx * (y - y.mean(axis=1, keepdims=True))).sum(axis=1)[keep] / sxx[keep]
+    return percentile_interval(slopes, level)
 
 
 def verdict(e: Exponent) -> str:
-    """What the interval says against 1 (keeping pace with the CPU)."""
+    """What the interval says against 1 (keeping pace with the CPU), by the
+    one interval rule (``benchlib.stats.summary.interval_side``)."""
     if not e.ok:
         return "no fit"
-    if e.high < 1:
+    side = interval_side(e.low, e.high, 1.0)
+    if side is False:
         return "falls behind"
-    if e.low > 1:
+    if side is True:
         return "outpaces the CPU"
     return "keeps pace (1 inside the interval)"
 
@@ -98,19 +101,20 @@ def verdict(e: Exponent) -> str:
 def fit_table(df: pd.DataFrame, groups: dict[str, pd.Series], level: float = 0.95,
               n_boot: int = 2000) -> pd.DataFrame:
     """One fit per primitive and per group of rows (``groups``: name ->
-    boolean mask over ``df``).  ``df`` needs ``primitive``, ``cpu_mips``,
-    ``value_std``, ``unit_std`` and ``higher_is_better``.  ``intercept`` is
-    log10 of the rate (``rate``: operations/s or MB/s) at 1 VAX-MIPS."""
+    boolean mask over ``df``).  ``df`` needs ``primitive``, ``cpu_rating``
+    (a ratio to the VAX-11/780: VAX-MIPS or SPECint92), ``value_std``,
+    ``unit_std`` and ``higher_is_better``.  ``intercept`` is log10 of the
+    rate (``rate``: operations/s or MB/s) at a rating of 1."""
     out = []
     for prim, sub in df.groupby("primitive", sort=False):
         for name, mask in groups.items():
             s = sub[mask.reindex(sub.index, fill_value=False)]
             spd, unit = rate(s["value_std"], str(sub["unit_std"].iloc[0]),
                              bool(sub["higher_is_better"].iloc[0]))
-            e = fit_exponent(s["cpu_mips"], spd, level)
-            blo, bhi = bootstrap_exponent(s["cpu_mips"], spd, level, n_boot) if e.ok \
+            e = fit_exponent(s["cpu_rating"], spd, level)
+            blo, bhi = bootstrap_exponent(s["cpu_rating"], spd, level, n_boot) if e.ok \
                 else (math.nan, math.nan)
-            rated = s["cpu_mips"][(s["cpu_mips"] > 0) & (s["value_std"] > 0)]
+            rated = s["cpu_rating"][(s["cpu_rating"] > 0) & (s["value_std"] > 0)]
             out.append({"primitive": prim, "systems": name, "n": e.n,
                         "distinct_cpus": int(rated.nunique()), "exponent": e.slope,
                         "ci_low": e.low, "ci_high": e.high, "boot_low": blo, "boot_high": bhi,

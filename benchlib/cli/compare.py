@@ -49,7 +49,9 @@ def cmd_compare(args) -> int:
         raise BenchlibError("no benchmark with the same parameters in both A and B")
     summ = bc.summary(df)
     if args.plot:
-        fig = bc.plot_compare(df)
+        from benchlib.report.figures import compare_figure
+
+        fig = compare_figure(df)
         try:
             fig.savefig(args.plot, dpi=120, bbox_inches="tight")
         except OSError as exc:

@@ -99,7 +99,7 @@ int bl_yield_switch(const bl_opts *o, double *child_per_parent, double *ns, doub
 /* ipc.c: select() (call 0), poll() (1) or epoll_wait() (2) with a zero
  * timeout over `pipes` pipes (1-1000), empty (full 0) or each holding one
  * byte (full 1).  One iteration is one call. */
-int bl_select_latency(int pipes, int full, int call, const bl_opts *o, double *ns,
+int bl_select_latency(int pipes, int full, int call, int files, const bl_opts *o, double *ns,
                       double *ticks, bl_info *info);
 
 /* fs.c: every call works in a fresh mkdtemp directory inside `directory`

@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdio.h>
 #include <string.h>
 #include <poll.h>
 #include <stdlib.h>
@@ -24,6 +25,7 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/select.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -149,15 +151,24 @@ int bl_pipe_latency(const bl_opts *o, double *ns, double *ticks, bl_info *info)
 
 /* select, poll or epoll_wait with a zero timeout over n pipes, empty or
  * each holding a byte (Ousterhout's Table 4 for select; LEBench's 10 and
- * 1,000 descriptors for all three).  select's fd_set is rebuilt every call,
- * as a program must; poll's array is reused (the kernel writes only
+ * 1,000 descriptors for all three).  select overwrites its fd_set, so each
+ * call starts from a copy of one built before the loop (a program's usual
+ * master set; rebuilding it with FD_SET per descriptor would add ~1 ns a
+ * descriptor of user time to the kernel's); poll's array is reused (the kernel writes only
  * revents); epoll's interest set is built once, before the timed loop, and
  * each call only collects the ready list.
  *
  * 1,000 empty pipes need 2,000 descriptors (a pipe whose write end is
  * closed reads as ready).  The soft RLIMIT_NOFILE is raised to the hard
  * limit for the run and put back after it, and the write ends are moved to
- * descriptors >= FD_SETSIZE so that select's read ends fit under it. */
+ * descriptors >= FD_SETSIZE so that select's read ends fit under it.
+ *
+ * files=1 waits on n opens of one regular file instead (lmbench3's
+ * lat_select "file"): a file has no poll method, so each descriptor costs
+ * the call only its lookup and the default "ready" mask, where a pipe's
+ * poll takes its lock and its wait queue.  The file is a memfd (nothing
+ * left on disk), each descriptor a separate open of it; epoll refuses
+ * regular files (EPERM), so files=1 is select or poll only. */
 #define BL_WAIT_SELECT 0
 #define BL_WAIT_POLL 1
 #define BL_WAIT_EPOLL 2
@@ -165,6 +176,7 @@ int bl_pipe_latency(const bl_opts *o, double *ns, double *ticks, bl_info *info)
 
 typedef struct {
     int n, maxfd, full, call, epfd;
+    fd_set master; /* select's set, built once: each call starts from a copy */
     int *fds;
     struct pollfd *pfds;
     struct epoll_event *events;
@@ -184,10 +196,7 @@ static int select_body(void *ctx, int64_t iters)
 {
     wait_ctx *c = ctx;
     for (int64_t i = 0; i < iters; i++) {
-        fd_set r;
-        FD_ZERO(&r);
-        for (int k = 0; k < c->n; k++)
-            FD_SET(c->fds[k], &r);
+        fd_set r = c->master;
         struct timeval tv = {0, 0};
         int rc = wait_check(c, select(c->maxfd + 1, &r, NULL, NULL, &tv), "select");
         if (rc == 1)
@@ -224,9 +233,14 @@ static int epoll_body(void *ctx, int64_t iters)
     return BL_OK;
 }
 
-int bl_select_latency(int pipes, int full, int call, const bl_opts *o, double *ns,
+int bl_select_latency(int pipes, int full, int call, int files, const bl_opts *o, double *ns,
                       double *ticks, bl_info *info)
 {
+    if (files && call == BL_WAIT_EPOLL) {
+        bl_set_error("epoll cannot wait on regular files (the kernel refuses them): use "
+                     "descriptor=pipe, or call=select or poll");
+        return BL_EINVAL;
+    }
     if (pipes < 1 || pipes > BL_WAIT_MAX_FDS) {
         bl_set_error("pipes must be between 1 and %d", BL_WAIT_MAX_FDS);
         return BL_EINVAL;
@@ -246,7 +260,17 @@ int bl_select_latency(int pipes, int full, int call, const bl_opts *o, double *n
     if (raised.rlim_cur != saved.rlim_cur && setrlimit(RLIMIT_NOFILE, &raised) != 0)
         return bl_sys_error("setrlimit RLIMIT_NOFILE");
 
-    wait_ctx c = {pipes, 0, full, call, -1, NULL, NULL, NULL};
+    wait_ctx c = {.n = pipes, .full = full || files, .call = call, .epfd = -1};
+    FD_ZERO(&c.master);
+    int memfd = -1;
+    if (files) {
+        memfd = (int)syscall(SYS_memfd_create, "bl-select", 1U /* MFD_CLOEXEC */);
+        if (memfd < 0) {
+            if (raised.rlim_cur != saved.rlim_cur)
+                setrlimit(RLIMIT_NOFILE, &saved);
+            return bl_sys_error("memfd_create");
+        }
+    }
     int *wr = calloc((size_t)pipes, sizeof *wr);
     c.fds = calloc((size_t)pipes, sizeof *c.fds);
     c.pfds = calloc((size_t)pipes, sizeof *c.pfds);
@@ -258,7 +282,17 @@ int bl_select_latency(int pipes, int full, int call, const bl_opts *o, double *n
     }
     for (; rc == BL_OK && made < pipes; made++) {
         int p[2];
-        if (pipe2(p, O_CLOEXEC) != 0) {
+        if (files) {
+            /* a separate open of the memfd (its own struct file), no write end */
+            char path[64];
+            snprintf(path, sizeof path, "/proc/self/fd/%d", memfd);
+            p[0] = open(path, O_RDONLY | O_CLOEXEC);
+            if (p[0] < 0) {
+                rc = bl_sys_error("open of the memfd");
+                break;
+            }
+            p[1] = -1;
+        } else if (pipe2(p, O_CLOEXEC) != 0) {
             rc = errno == EMFILE ? (bl_set_error("%d pipes need %d descriptors; this process may "
                                                  "open %llu (RLIMIT_NOFILE)", pipes, 2 * pipes,
                                                  (unsigned long long)raised.rlim_cur), BL_ESYS)
@@ -266,13 +300,15 @@ int bl_select_latency(int pipes, int full, int call, const bl_opts *o, double *n
             break;
         }
         /* the write end out of select's way, above FD_SETSIZE when allowed */
-        int hi = fcntl(p[1], F_DUPFD_CLOEXEC, FD_SETSIZE);
+        int hi = files ? -1 : fcntl(p[1], F_DUPFD_CLOEXEC, FD_SETSIZE);
         if (hi >= 0) {
             close(p[1]);
             p[1] = hi;
         }
         c.fds[made] = p[0];
         wr[made] = p[1];
+        if (p[0] < FD_SETSIZE)
+            FD_SET(p[0], &c.master);
         c.pfds[made].fd = p[0];
         c.pfds[made].events = POLLIN;
         if (p[0] > c.maxfd)
@@ -284,7 +320,7 @@ int bl_select_latency(int pipes, int full, int call, const bl_opts *o, double *n
             rc = BL_EINVAL;
             break;
         }
-        if (full && write(p[1], "x", 1) != 1) {
+        if (full && !files && write(p[1], "x", 1) != 1) {
             rc = bl_sys_error("write");
             made++;
             break;
@@ -310,8 +346,11 @@ int bl_select_latency(int pipes, int full, int call, const bl_opts *o, double *n
         close(c.epfd);
     for (int k = 0; k < made; k++) {
         close(c.fds[k]);
-        close(wr[k]);
+        if (wr[k] >= 0)
+            close(wr[k]);
     }
+    if (memfd >= 0)
+        close(memfd);
     free(wr);
     free(c.fds);
     free(c.pfds);

@@ -160,12 +160,17 @@ BANDWIDTH_OPS = ["read", "write", "rmw", "copy_unrolled", "copy_libc", "memset"]
 MIB = 1 << 20
 
 
-def cache_sizes(machine: dict, fit=None) -> tuple[int, int]:
+def cache_sizes(machine: dict, fit=None, profile: str | None = None) -> tuple[int, int]:
     """(cached, uncached) block sizes from the machine's caches: a block
-    whose source and destination both fit in L2, and one 4x the last
-    level (as Ousterhout's Table 5 and the lmbench paper ask).  Sizes come
-    from sysfs, else from a fitted hierarchy ``fit``; with neither, the
-    caches are unknown and this says so rather than invent one."""
+    whose source and destination both fit in L2, and one past the last
+    level (:func:`.plan.max_size_bytes`: 4x it, as Ousterhout's Table 5 and
+    the lmbench paper ask, but no more than the scan's cap: a guest's sysfs
+    can present a whole socket's 480 MiB, where 4x would be a 2 GiB block
+    that shows only memory, as 128 MiB does).  Sizes come from sysfs, else
+    from a fitted hierarchy ``fit``; with neither, the caches are unknown
+    and this says so rather than invent one.  With ``profile``, the
+    profile's cap applies (benchlib.profiles "papers.max_sized_bytes":
+    smoke takes tiny sizes)."""
     l2 = machine.get("l2_bytes")
     llc = machine.get("l3_bytes") or l2
     if fit is not None and (l2 is None or llc is None):
@@ -176,7 +181,10 @@ def cache_sizes(machine: dict, fit=None) -> tuple[int, int]:
         raise BenchlibError("the L2 and last-level cache sizes are unknown (sysfs reports none "
                             "and no fitted hierarchy was given): cannot choose cached and "
                             "uncached block sizes")
-    return max(4096, int(l2) // 4), 1 << math.ceil(math.log2(4 * llc))
+    cached = max(4096, int(l2) // 4)
+    uncached = planning.max_size_bytes({"l3_bytes": int(llc)}, available_memory_bytes())
+    cap = None if profile is None else setting("papers.max_sized_bytes", profile)
+    return (cached, uncached) if cap is None else (min(cached, cap), min(uncached, cap))
 
 
 def bandwidth_table(profile: str = "quick", progress: bool = True, fit=None, recorder=None) -> pd.DataFrame:
@@ -185,7 +193,7 @@ def bandwidth_table(profile: str = "quick", progress: bool = True, fit=None, rec
     ``value`` with its 95% interval columns (``iv.strip`` for a CSV)."""
     from benchlib.measuring.harness import PROFILES
 
-    cached, uncached = cache_sizes(machine_info(), fit)
+    cached, uncached = cache_sizes(machine_info(), fit, profile)
     rows = []
     for counting in ("once", "stream"):
         results: list = []

@@ -9,13 +9,21 @@ One row per printed cell: ``paper``, ``table`` (CSV stem), ``row_label``
 printed (a ``+`` in ``column`` means the sum of two cells of that row,
 e.g. lmbench's create and delete times); ``value_std`` is the same figure in
 the primitive's standard unit (``unit_std``).  ``system`` is the label as
-printed, ``machine`` and ``os`` what it names; ``cpu_mips`` is the paper's
-VAX-MIPS rating (VAX-11/780 = 1) with ``cpu_mips_basis``; ``cpu_mhz`` the
-clock with ``cpu_mhz_source``; ``year`` with ``year_basis``.  Conditions:
-``locality`` (local, remote file server, network), ``conditions`` (text).
-Figures not printed in the table a row comes from are read from
-``data/papers/across/cpu_provenance.csv`` (with their source); anything
-else is left empty.  Where two papers measured the same machine and OS, both
+printed, ``machine`` and ``os`` what it names; ``cpu_rating`` is the CPU's
+speed as a ratio to the VAX-11/780 (one axis for every era):
+``cpu_rating_kind`` says which ratio (the 1989-90 papers' VAX-MIPS, SPECint92
+for the 1995-96 systems, a measured VAX-MIPS today), ``cpu_rating_basis``
+where it comes from, ``cpu_rating_status`` whether it is a published figure
+(``rated``), an ``estimate`` (the basis says of what kind) or ``unrated``
+(``cpu_unrated_reason`` says why: such a row is ranked, never fitted);
+``cpu_mhz`` the clock with ``cpu_mhz_source``; ``year`` with ``year_basis``.
+Conditions: ``locality`` (local, remote file server, network),
+``conditions`` (text).  Figures not printed in the table a row comes from
+are read from ``data/papers/across/cpu_provenance.csv`` (row by row, with
+their source); the 1995-96 systems' CPUs, clocks and SPECint92 ratings, or
+why there is none, from ``data/papers/across/cpu_ratings_1995_96.csv`` (one
+line per system as printed, with its source: ``ratings``); anything else is
+left empty.  Where two papers measured the same machine and OS, both
 rows stay (``disagreements`` shows them side by side).
 
 The papers are ``benchlib.papers.PAPERS`` (ids, years, citations); the
@@ -33,8 +41,16 @@ import pandas as pd
 
 from benchlib.errors import BenchlibError
 from benchlib.papers.data import PAPERS, data_dir, paper_dir
+from benchlib.papers.verdict import Verdict, verdict
+from benchlib.stats import intervals as iv
+from benchlib.stats.summary import interval_side
 
 PROVENANCE = "across/cpu_provenance.csv"
+RATINGS = "across/cpu_ratings_1995_96.csv"
+RATED_PAPERS = ("mcvoy1996", "laibaker1996")    # every system of these has a RATINGS line
+STATUSES = ("rated", "estimate", "unrated")
+MIPS = "VAX-MIPS"
+SPECINT92 = "SPECint92"
 
 # primitive -> (standard unit, higher is better, what it is)
 PRIMITIVES: dict[str, tuple[str, bool, str]] = {
@@ -61,9 +77,9 @@ _TO_STD = {("us", "us"): 1.0, ("ms", "us"): 1e3, ("ms", "ms"): 1.0, ("us", "ms")
            ("ns", "ns"): 1.0, ("MB/s", "MB/s"): 1.0, ("Mbit/s", "MB/s"): 1 / 8}
 
 COLUMNS = ["paper", "table", "row_label", "row_index", "column", "system", "machine", "os",
-           "year", "year_basis", "cpu", "cpu_mhz", "cpu_mhz_source", "cpu_mips",
-           "cpu_mips_basis", "primitive", "value", "unit", "value_std", "unit_std",
-           "locality", "conditions"]
+           "year", "year_basis", "cpu", "cpu_mhz", "cpu_mhz_source", "cpu_rating",
+           "cpu_rating_kind", "cpu_rating_basis", "cpu_rating_status", "cpu_unrated_reason",
+           "primitive", "value", "unit", "value_std", "unit_std", "locality", "conditions"]
 
 
 def read_table(paper: str, table: str) -> pd.DataFrame:
@@ -82,6 +98,34 @@ def paper_module(paper: str):
 
 def provenance() -> pd.DataFrame:
     return pd.read_csv(data_dir() / "papers" / PROVENANCE, dtype={"row_index": "Int64"})
+
+
+def ratings() -> pd.DataFrame:
+    """The 1995-96 systems' CPU ratings, one line per (paper, system as
+    printed): ``cpu``, ``cpu_mhz`` and its source, ``specint92``,
+    ``status`` (rated, estimate or unrated), ``basis``, ``source`` (a URL or
+    citation), ``quote`` (the source's words the figure is read from) and
+    ``reason`` (why unrated, or what an estimate rests on)."""
+    df = pd.read_csv(data_dir() / "papers" / RATINGS, keep_default_na=False,
+                     dtype=str)
+    for col in ("cpu_mhz", "specint92"):
+        df[col] = pd.to_numeric(df[col].replace("", math.nan))
+    bad = df[~df["status"].isin(STATUSES)]
+    if len(bad):
+        raise BenchlibError(f"{RATINGS}: status must be one of {', '.join(STATUSES)}; "
+                            f"got {sorted(set(bad['status']))}")
+    figure = df["specint92"].notna()
+    if (figure != (df["status"] != "unrated")).any() or (df["specint92"] <= 0).any():
+        raise BenchlibError(f"{RATINGS}: a rated or estimated system needs a positive "
+                            "specint92, an unrated one none")
+    if (((df["status"] == "unrated") & (df["reason"] == ""))
+            | ((df["status"] == "estimate") & (df["basis"] == ""))
+            | (figure & (df["source"] == ""))).any():
+        raise BenchlibError(f"{RATINGS}: every figure needs its source, every unrated "
+                            "system its reason")
+    if df.duplicated(["paper", "system"]).any():
+        raise BenchlibError(f"{RATINGS}: a system appears twice")
+    return df
 
 
 # ------------------------------------------------------------ one extraction rule
@@ -146,8 +190,8 @@ def _ousterhout(paper: str) -> list[dict]:
             raise BenchlibError(f"{paper}: no Table 1 machine for {label!r}")
         os_ = re.sub(r"\s+(Local|NFS|AFS|Remote|Diskless)$", "", rest)
         return {"system": label, "machine": h.hardware, "os": os_, "cpu": h.hardware,
-                "cpu_mips": float(h.mips),
-                "cpu_mips_basis": "Ousterhout 1990 Table 1 (author's estimate, VAX-11/780 = 1)"}
+                "cpu_rating": float(h.mips), "cpu_rating_kind": MIPS, "cpu_rating_status": "rated",
+                "cpu_rating_basis": "Ousterhout 1990 Table 1 (author's estimate, VAX-11/780 = 1)"}
 
     local = lambda s: s.endswith(" Local")                       # noqa: E731
     remote = lambda s: s.endswith((" NFS", " AFS", " Remote"))   # noqa: E731
@@ -176,13 +220,15 @@ def _mach(paper: str) -> list[dict]:
     def pmax_os(os_: str) -> Callable[[str, int], dict]:
         return lambda label, i: {"system": f"pmax {os_}", "machine": "DECstation 3100",
                                  "os": os_, "cpu": "DECstation 3100 (pmax)",
-                                 "cpu_mips": pmax.mips, "cpu_mips_basis": pmax.basis}
+                                 "cpu_rating": pmax.mips, "cpu_rating_kind": MIPS,
+                                 "cpu_rating_status": "rated", "cpu_rating_basis": pmax.basis}
 
     def rpc_system(label: str, i: int) -> dict:
         hw = str(read_table(paper, "rpc_systems").at[i, "hardware"])
         r = ratings[hw]
         return {"system": f"{label} on {hw}", "machine": hw, "os": label, "cpu": hw,
-                "cpu_mips": r.mips, "cpu_mips_basis": r.basis}
+                "cpu_rating": r.mips, "cpu_rating_kind": MIPS, "cpu_rating_status": "rated",
+                "cpu_rating_basis": r.basis}
 
     is_ = lambda name: (lambda s: s == name)   # noqa: E731
     out = []
@@ -218,8 +264,7 @@ def _mcvoy(paper: str) -> list[dict]:
         m = re.search(r"@(\d+)$", label)
         return {"system": label, "machine": label, "os": label.split()[0].split("/")[0],
                 "cpu": label, "cpu_mhz": float(m.group(1)) if m else math.nan,
-                "cpu_mhz_source": "printed in the system name" if m else "",
-                "cpu_mips": math.nan, "cpu_mips_basis": ""}
+                "cpu_mhz_source": "printed in the system name" if m else ""}
 
     rules = [
         Extract("table_null_syscall", "null_syscall_us", "kernel_entry", "us",
@@ -255,7 +300,7 @@ def _mcvoy(paper: str) -> list[dict]:
 def _laibaker(paper: str) -> list[dict]:
     def describe(label: str, i: int) -> dict:
         return {"system": f"{label} (Pentium 100)", "machine": "100 MHz Pentium PC", "os": label,
-                "cpu": "Pentium", "cpu_mips": math.nan, "cpu_mips_basis": ""}
+                "cpu": "Pentium"}
 
     rules = [
         Extract("table_system_call", "time_us", "kernel_entry", "us",
@@ -269,6 +314,8 @@ def _laibaker(paper: str) -> list[dict]:
 def _apply_provenance(df: pd.DataFrame) -> pd.DataFrame:
     prov = provenance()
     for p in prov.itertuples():
+        if p.field not in ("cpu_mhz", "cpu_mips"):
+            raise BenchlibError(f"{PROVENANCE}: field {p.field!r} is neither cpu_mhz nor cpu_mips")
         hit = df["paper"] == p.paper
         if p.table != "*":
             hit &= df["table"] == p.table
@@ -278,8 +325,45 @@ def _apply_provenance(df: pd.DataFrame) -> pd.DataFrame:
             hit &= df["row_index"] == int(p.row_index)
         if not hit.any():
             raise BenchlibError(f"{PROVENANCE}: no row matches {p.paper}/{p.table}/{p.row_label}")
-        df.loc[hit, p.field] = float(p.value)
-        df.loc[hit, f"{p.field}_source" if p.field == "cpu_mhz" else "cpu_mips_basis"] = p.source
+        if p.field == "cpu_mhz":
+            df.loc[hit, ["cpu_mhz", "cpu_mhz_source"]] = [float(p.value), p.source]
+        else:
+            df.loc[hit, ["cpu_rating", "cpu_rating_kind", "cpu_rating_status",
+                         "cpu_rating_basis"]] = [float(p.value), MIPS, "rated", p.source]
+    return df
+
+
+def _apply_ratings(df: pd.DataFrame) -> pd.DataFrame:
+    """The 1995-96 systems' lines of ``ratings()``: each names rows by paper
+    and row label; its SPECint92 (when rated or estimated) is the rows'
+    ``cpu_rating``, its reason the unrated rows' ``cpu_unrated_reason``;
+    its clock fills rows that have none and must equal any a row has.
+    Every system of ``RATED_PAPERS`` needs a line, every line a system."""
+    r = ratings()
+    for line in r.itertuples():
+        hit = (df["paper"] == line.paper) & (df["row_label"] == line.system)
+        if not hit.any():
+            raise BenchlibError(f"{RATINGS}: no row matches {line.paper}/{line.system}")
+        df.loc[hit, "cpu"] = line.cpu
+        if not math.isnan(line.cpu_mhz):
+            clash = hit & df["cpu_mhz"].notna() & (df["cpu_mhz"] != line.cpu_mhz)
+            if clash.any():
+                raise BenchlibError(f"{RATINGS}: {line.system} at {line.cpu_mhz:g} MHz, but a "
+                                    f"row of it says {df.loc[clash, 'cpu_mhz'].iloc[0]:g}")
+            empty = hit & df["cpu_mhz"].isna()
+            df.loc[empty, ["cpu_mhz", "cpu_mhz_source"]] = [line.cpu_mhz, line.cpu_mhz_source]
+        df.loc[hit, "cpu_rating_status"] = line.status
+        if line.status == "unrated":
+            df.loc[hit, "cpu_unrated_reason"] = line.reason
+            continue
+        basis = f"{SPECINT92}: {line.source}" + (f"; estimate: {line.basis}"
+                                                 if line.status == "estimate" else "")
+        df.loc[hit, ["cpu_rating", "cpu_rating_kind", "cpu_rating_basis"]] = [
+            line.specint92, SPECINT92, basis]
+    missing = df["paper"].isin(RATED_PAPERS) & (df["cpu_rating_status"] == "")
+    if missing.any():
+        names = sorted(set(df.loc[missing, "paper"] + "/" + df.loc[missing, "row_label"]))
+        raise BenchlibError(f"{RATINGS}: no rating and no reason for {', '.join(names)}")
     return df
 
 
@@ -298,9 +382,10 @@ def dataset() -> pd.DataFrame:
     for paper, read in ROWS.items():
         rows += read(paper)
     df = pd.DataFrame(rows).reindex(columns=COLUMNS)
-    df["cpu_mhz_source"] = df["cpu_mhz_source"].fillna("")
-    df["cpu_mips_basis"] = df["cpu_mips_basis"].fillna("")
-    df = _apply_provenance(df)
+    for col in ("cpu_mhz_source", "cpu_rating_kind", "cpu_rating_basis", "cpu_rating_status",
+                "cpu_unrated_reason"):
+        df[col] = df[col].astype(object).fillna("")
+    df = _apply_ratings(_apply_provenance(df))
     df["higher_is_better"] = df["primitive"].map(lambda p: PRIMITIVES[p][1])
     return df
 
@@ -335,3 +420,70 @@ def era_of(year) -> str:
         if lo <= year <= hi:
             return name
     return "other"
+
+
+# ------------------------------------------------------------ the eras on one axis
+
+ALL_ERAS = "all eras"
+CLAIM = "operating-system primitives get faster as fast as the processor"
+
+
+def era_groups(df: pd.DataFrame) -> dict[str, pd.Series]:
+    """Each era's rows (by ``era_of`` the year) and every era's together."""
+    era = df["year"].map(era_of)
+    groups = {name: era == name for name in ERAS}
+    groups[ALL_ERAS] = era.isin(list(ERAS))
+    return groups
+
+
+def fit_eras(df: pd.DataFrame, n_boot: int = 2000, level: float = 0.95) -> pd.DataFrame:
+    """The exponent of speed against ``cpu_rating`` per primitive, for each
+    era and for all eras (``benchlib.analysis.scaling.fit_table``: OLS on
+    log-log axes, t interval, pairs bootstrap as a check).  Unrated rows have
+    no rating and take no part (they are ranked, not fitted)."""
+    from benchlib.analysis.scaling import fit_table
+
+    return fit_table(df, era_groups(df), level=level, n_boot=n_boot)
+
+
+def rating_table(df: pd.DataFrame) -> pd.DataFrame:
+    """One line per system of ``df`` (era, paper, row label): its rows, CPU
+    and clock, rating and its kind, status, and the basis or why unrated."""
+    d = df.assign(era=df["year"].map(era_of),
+                  why=df["cpu_rating_basis"].where(df["cpu_rating_status"] != "unrated",
+                                                   df["cpu_unrated_reason"]))
+    first = lambda x: x.dropna().iloc[0] if x.notna().any() else math.nan   # noqa: E731
+    return (d.groupby(["era", "paper", "row_label"], sort=False)
+             .agg(rows=("value", "size"), cpu=("cpu", "first"), cpu_mhz=("cpu_mhz", first),
+                  cpu_rating=("cpu_rating", first), kind=("cpu_rating_kind", "first"),
+                  status=("cpu_rating_status", "first"), basis_or_reason=("why", "first"))
+             .reset_index())
+
+
+def era_verdicts(output_dir, fits: pd.DataFrame) -> list[Verdict]:
+    """One verdict per era and for all eras (``benchlib.papers.verdict``):
+    the claim holds when no fitted primitive's 95% interval lies wholly
+    below 1, fails when one does, and cannot be told without a fit.  Each
+    fitted exponent is a figure of the verdict, with its interval."""
+    out = []
+    for name in [*ERAS, ALL_ERAS]:
+        mine = fits[fits["systems"] == name]
+        f = mine[mine["exponent"].notna()]
+        behind = [r.primitive for r in f.itertuples()
+                  if interval_side(r.ci_low, r.ci_high, 1.0) is False]
+        why = mine.loc[mine["exponent"].isna(), "note"].value_counts()
+        figures = {r.primitive: iv.Measured(r.exponent, r.ci_low, r.ci_high)
+                   for r in f.itertuples()}
+        names = ", ".join(p.replace("_", " ") for p in behind)
+        out.append(verdict(
+            output_dir, "then_and_now", f"{CLAIM} ({name})",
+            holds=None if f.empty else not behind,
+            evidence=(f"{len(f)} of {len(mine)} primitives fitted: exponent of speed against "
+                      "the CPU rating (VAX-11/780 = 1), 1 = kept pace"),
+            if_true="No fitted primitive's 95% interval lies wholly below 1: they kept pace.",
+            if_false=f"{len(behind)} of {len(f)} fitted primitives fell behind: {names}.",
+            if_unknown=("No primitive has a fit in this era"
+                        + (f" (most often: {why.index[0]})" if len(why) else "") + "."),
+            figures=figures))
+    return out
+

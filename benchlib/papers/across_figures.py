@@ -1,6 +1,7 @@
 """Figures of the cross-paper dataset, drawn with seaborn: each primitive's
-speed against CPU speed on log-log axes with the fitted exponents, and each
-primitive's figure by year, every paper's systems beside today's machines."""
+speed against the CPU rating on log-log axes, the three eras on one axis
+with their fitted exponents, and each primitive's figure by year, every
+paper's systems beside today's machines."""
 from __future__ import annotations
 
 import numpy as np
@@ -10,11 +11,12 @@ from matplotlib.lines import Line2D
 
 from benchlib.analysis.scaling import rate
 from benchlib.report.figures import HIGHLIGHT
-from benchlib.papers.across import PAPERS, PRIMITIVES
+from benchlib.papers.across import ALL_ERAS, ERAS, PAPERS, PRIMITIVES, era_of
 
 PAPER_COLOURS = {**dict(zip(PAPERS, ["#1f77b4", "#2ca02c", "#9467bd", "#8c564b", "#17becf",
                                      "#e377c2"])), "today": "#ff7f0e"}
-FIT_STYLES = ["--", "-"]
+ERA_COLOURS = dict(zip(ERAS, ["#1f77b4", "#2ca02c", "#9467bd"]))
+ERA_MARKERS = dict(zip(ERAS, ["o", "s", "^"]))
 THIS = "this machine"
 
 
@@ -39,44 +41,92 @@ def _panel(ax, prim: str, xlabel: str, ylabel: str):
     ax.grid(which="both", alpha=0.3)
 
 
+def _eras(df: pd.DataFrame, this_host: str) -> pd.Series:
+    """Each row's group on the CPU axis: its era, or this machine."""
+    return df["year"].map(era_of).where(df["machine"] != this_host, THIS)
+
+
+def _in_group(eras: pd.Series, name: str) -> pd.Series:
+    return eras.isin(list(ERAS)) if name == ALL_ERAS else eras == name
+
+
 def speed_vs_cpu(df: pd.DataFrame, fits: pd.DataFrame, this_host: str, title: str):
-    """One panel per primitive with a CPU rating (seaborn ``relplot``):
-    speed (operations/s or MB/s) against VAX-MIPS, log-log; a line for each
-    fit of ``fits`` (the ``systems`` groups, drawn from its exponent and
-    intercept, not refitted), exponent and 95% interval in the panel's
-    legend."""
-    rated = df[df["cpu_mips"].notna()]
-    prims = [p for p in PRIMITIVES if p in set(rated["primitive"])]
-    d = rated[rated["primitive"].isin(prims)].copy()
-    d["who"] = _who(d, this_host)
+    """Every era on one axis: one panel per primitive with a CPU rating
+    (seaborn ``relplot``), speed (operations/s or MB/s) against the CPU
+    rating (a ratio to the VAX-11/780: VAX-MIPS or SPECint92), log-log, each
+    era its colour and marker, this machine a star.  The systems of a
+    primitive without a rating stand in a strip at the panel's left at their
+    speed (ranked, not fitted), so no panel shows one machine alone where
+    the papers have rows.  A line per fit of ``fits`` (``systems``: an era
+    or all eras; drawn from its exponent and intercept over its own systems'
+    range, not refitted), exponent and 95% interval in the panel's legend."""
+    d = df[df["primitive"].isin(PRIMITIVES)].copy()
+    d["group"] = _eras(d, this_host)
+    d["era"] = d["year"].map(era_of)
     d["speed"] = np.nan
     for prim, g in d.groupby("primitive"):
         d.loc[g.index, "speed"] = rate(g["value_std"], *PRIMITIVES[prim][:2])[0]
-    order = _order(d["who"])
-    g = sns.relplot(d, kind="scatter", x="cpu_mips", y="speed", col="primitive", col_order=prims,
-                    col_wrap=min(4, len(prims)), hue="who", hue_order=order, palette=_palette(order),
-                    style="who", style_order=order, markers={w: "*" if w == THIS else "o" for w in order},
-                    size="who", size_order=order, sizes={w: 160 if w == THIS else 22 for w in order},
-                    edgecolor="k", linewidth=0.3, alpha=0.9, height=3.4, aspect=4.2 / 3.4,
+    rated_mask = d["cpu_rating"].notna() & (d["cpu_rating"] > 0)
+    prims = [p for p in PRIMITIVES if p in set(d.loc[rated_mask, "primitive"])]
+    d = d[d["primitive"].isin(prims)]
+    rated, unrated = d[rated_mask.reindex(d.index)], d[~rated_mask.reindex(d.index)]
+    order = [w for w in [*ERAS, THIS] if w in set(d["group"])]
+    palette = {w: HIGHLIGHT if w == THIS else ERA_COLOURS.get(w, "k") for w in order}
+    g = sns.relplot(rated, kind="scatter", x="cpu_rating", y="speed", col="primitive",
+                    col_order=prims, col_wrap=min(4, len(prims)), hue="group", hue_order=order,
+                    palette=palette, style="group", style_order=order,
+                    markers={w: ERA_MARKERS.get(w, "*" if w == THIS else "o") for w in order},
+                    size="group", size_order=order,
+                    sizes={w: 160 if w == THIS else 26 for w in order}, edgecolor="k",
+                    linewidth=0.3, alpha=0.9, height=3.4, aspect=4.2 / 3.4, legend=False,
                     facet_kws={"sharex": False, "sharey": False})
+    # one CPU axis for every panel; the unrated strip left of every rating
+    lo_x, hi_x = rated["cpu_rating"].min(), rated["cpu_rating"].max()
+    x_strip = lo_x / 6
     for prim, ax in g.axes_dict.items():
-        sub = d[d["primitive"] == prim]
-        xs = np.geomspace(sub["cpu_mips"].min(), sub["cpu_mips"].max(), 50)
-        drawn, lines = set(), []
-        for style, (_, f) in zip(FIT_STYLES, fits[fits["primitive"] == prim].iterrows()):
-            if not np.isfinite(f["exponent"]) or (f["n"], f["exponent"]) in drawn:
-                continue      # no fit, or the same points as a line already drawn
-            drawn.add((f["n"], f["exponent"]))
-            lines += ax.plot(xs, 10 ** (f["intercept"] + f["exponent"] * np.log10(xs)), style,
-                             color="k", lw=1, label=f"{f['systems']}: b = {f['exponent']:.2f} "
-                                                    f"[{f['ci_low']:.2f}, {f['ci_high']:.2f}]")
+        sub = rated[rated["primitive"] == prim]
+        strip = unrated[unrated["primitive"] == prim]
+        if len(strip):
+            ax.scatter(np.full(len(strip), x_strip), strip["speed"], marker="_", s=90,
+                       linewidths=1.2, alpha=0.7, zorder=3,
+                       c=[palette.get(w, "k") for w in strip["group"]])
+            ax.axvline(lo_x / 2.5, color="0.6", lw=0.8, ls=":")
+            ax.text(x_strip, 1.0, f"unrated\n({len(strip)})", transform=ax.get_xaxis_transform(),
+                    ha="center", va="top", fontsize=6, color="0.3")
+        lines, drawn = [], {}
+        for _, f in fits[fits["primitive"] == prim].iterrows():
+            if not np.isfinite(f["exponent"]):
+                continue
+            key = (int(f["n"]), round(float(f["exponent"]), 9))
+            if key in drawn:                    # the same points as a line already drawn
+                line = drawn[key]
+                line.set_label(f"{f['systems']} = {line.get_label()}")
+                continue
+            xs_g = sub.loc[_in_group(sub["group"].where(sub["group"] != THIS, "today"),
+                                     f["systems"]), "cpu_rating"]
+            xs = np.geomspace(xs_g.min(), xs_g.max(), 50)
+            colour = "k" if f["systems"] == ALL_ERAS else ERA_COLOURS.get(f["systems"], "0.4")
+            (line,) = ax.plot(xs, 10 ** (f["intercept"] + f["exponent"] * np.log10(xs)),
+                              "--" if f["systems"] == ALL_ERAS else "-", color=colour, lw=1,
+                              label=f"{f['systems']}: b = {f['exponent']:.2f} "
+                                    f"[{f['ci_low']:.2f}, {f['ci_high']:.2f}]")
+            drawn[key] = line
+            lines.append(line)
         ax.set_xscale("log")
         ax.set_yscale("log")
+        ax.set_xlim(x_strip / 2.5, hi_x * 2.5)
         _, unit = rate([1.0], *PRIMITIVES[prim][:2])
-        _panel(ax, prim, "CPU speed (VAX-MIPS, VAX-11/780 = 1)", f"speed ({unit})")
+        _panel(ax, prim, "CPU rating (VAX-11/780 = 1: VAX-MIPS, SPECint92)", f"speed ({unit})")
         if lines:
             ax.legend(handles=lines, fontsize=6, loc="best")
-    g.legend.set_title(None)
+    marks = {w: Line2D([], [], ls="", marker=ERA_MARKERS.get(w, "o"), color=palette[w],
+                       mec="k", mew=0.3) for w in order if w != THIS}
+    if THIS in order:
+        marks[THIS] = Line2D([], [], ls="", marker="*", ms=12, color=HIGHLIGHT, mec="k")
+    if len(unrated):
+        marks["unrated: ranked, not fitted"] = Line2D([], [], ls="", marker="_", ms=10,
+                                                      color="0.3", mew=1.2)
+    g.add_legend(legend_data=marks)
     g.figure.suptitle(title)
     g.tight_layout()
     return g.figure

@@ -6,9 +6,10 @@ Each primitive of ``across.PRIMITIVES`` that can be measured here is a cell
 a paper declares (``CELLS``: primitive -> paper, table, column, row of that
 paper's ``cells.CELLS``): the same benchmark, parameters and sizes as the
 paper's notebook measures it, and the rule that recognises the same
-measurement in a stored result (``papers.tables.matches``).  The CPU speed is
-a VAX-MIPS rating from the ``integer_speed`` benchmark, converted with the
-Ousterhout paper module's ``vax_mips`` (its basis is stated in each row).
+measurement in a stored result (``papers.tables.matches``).  The CPU speed
+(``cpu_rating``, the axis every era shares: a ratio to the VAX-11/780) is a
+VAX-MIPS rating measured by the ``integer_speed`` benchmark, converted with
+the Ousterhout paper module's ``vax_mips`` (its basis is stated in each row).
 """
 from __future__ import annotations
 
@@ -30,6 +31,8 @@ from benchlib.papers.tables import Column, column_params, matches, unit_of
 RATING_PAPER = "ousterhout1990"      # whose vax_mips converts native MIPS
 RATING_BASIS = ("measured: integer_speed native MIPS (median) / (2 instructions per VAX "
                 "instruction x 0.47 native MIPS of a VAX-11/780), as in the Ousterhout notebook")
+RATING_KIND = "VAX-MIPS (measured)"
+UNRATED = "no integer_speed result for this host in the store"
 REPOSITORY_RESULTS = Path(__file__).resolve().parents[2] / "results"
 
 # primitive -> the paper cell that measures it: (paper, table, column, row key)
@@ -80,8 +83,11 @@ def _row(primitive: str, value: float, unit: str, machine: dict, year: int, rati
             "column": "median", "system": f"{host} ({machine.get('cpu_model') or 'CPU unknown'})",
             "machine": host, "os": machine.get("kernel") or "", "year": year,
             "year_basis": "year of the measurement", "cpu": machine.get("cpu_model") or "",
-            "cpu_mhz": math.nan, "cpu_mhz_source": "", "cpu_mips": rating,
-            "cpu_mips_basis": RATING_BASIS if rating == rating else "",
+            "cpu_mhz": math.nan, "cpu_mhz_source": "", "cpu_rating": rating,
+            "cpu_rating_kind": RATING_KIND if rating == rating else "",
+            "cpu_rating_basis": RATING_BASIS if rating == rating else "",
+            "cpu_rating_status": "rated" if rating == rating else "unrated",
+            "cpu_unrated_reason": "" if rating == rating else UNRATED,
             "primitive": primitive, "value": value, "unit": unit,
             "value_std": value * _TO_STD[(unit, unit_std)], "unit_std": unit_std,
             "locality": "local", "conditions": conditions,

@@ -126,8 +126,9 @@ def _file_beyond_caches(machine: dict) -> int:
 
 SIZES = {
     "cached": (_cached, "a block whose source and destination fit in L2 (a quarter of it)"),
-    "uncached": (_uncached, "a power of two at least 4x the last-level cache"),
-    "file_beyond_caches": (_file_beyond_caches, "a file of at least 4x the last-level cache "
+    "uncached": (_uncached, "4x the last-level cache, at most the memory scan's 128 MiB "
+                 "(a guest's sysfs may present a whole socket's last level)"),
+    "file_beyond_caches": (_file_beyond_caches, "a file past the last-level cache (as uncached) "
                            f"and {MIN_FILE_BYTES >> 20} MiB: in the page cache, not the CPU's"),
 }
 

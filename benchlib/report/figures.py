@@ -2,7 +2,11 @@
 the title, this machine's rows highlighted, PNG (and SVG) written.  The
 statistical ones are drawn with seaborn (a paper table's bars with this
 machine's intervals, facets of a sample); the intervals drawn are those
-``benchlib.stats`` computed, never seaborn's own."""
+``benchlib.stats`` computed, never seaborn's own.  Every figure with
+intervals goes through ``interval_plot`` (bars or points, one per row, with
+the interval columns given): ``bars``/``table_bars``, ``compare_figure``
+(``benchlib compare``'s ratios) and the papers' own figures
+(``benchlib.papers.<id>.figures``)."""
 from __future__ import annotations
 
 import math
@@ -28,36 +32,64 @@ def machine_label(info: dict) -> str:
     return f"{cpu}, {info.get('cpus_online')} CPUs, Linux {info.get('kernel', '?').split('-')[0]}{vm}"
 
 
-def _interval_bars(ax, df: pd.DataFrame, value: str, y, source: str = "source"):
-    """Black 95% interval bars on this machine's bars: the intervals
-    ``benchlib.stats`` computed, read from ``value``'s interval columns
-    (``benchlib.stats.intervals``), never re-estimated here."""
-    if value + iv.LO not in df.columns:
-        return
-    v, lo, hi = (df[c].to_numpy(dtype=float) for c in (value, value + iv.LO, value + iv.HI))
-    ok = (df[source] == "this machine").to_numpy() & ~np.isnan(lo) & ~np.isnan(hi)
-    if ok.any():
-        ax.errorbar(v[ok], y[ok], xerr=[v[ok] - lo[ok], hi[ok] - v[ok]], fmt="none",
-                    ecolor="black", capsize=3, lw=1)
+def interval_plot(ax, df: pd.DataFrame, value: str, at: str, lo: str | None = None,
+                  hi: str | None = None, *, kind: str = "point", orient: str = "h",
+                  hue: str | None = None, palette: dict | None = None, log: bool = True,
+                  join: bool = False, legend: bool = False):
+    """The one plot of figures with intervals: each row of ``df`` one mark
+    (a bar, ``kind="bar"``, or a point), drawn by seaborn with no estimate of
+    its own, and its interval ``lo``-``hi`` (column names; by default the 95%
+    interval columns of ``value``, ``benchlib.stats.intervals``) wherever
+    both ends are given.  ``orient="h"``: one row per label of ``at``, in
+    ``df``'s order from the top, ``value`` along x; ``orient="v"``: ``at``
+    a number along x, ``value`` along y, each ``hue``'s points joined into
+    a curve with ``join``.  ``hue`` colours the rows by ``palette`` (value
+    -> colour); without it every mark is ``HIGHLIGHT``.  Bars carry black
+    intervals, points intervals of their own colour.  Axis labels and the
+    title are the caller's (units in the labels)."""
+    lo, hi = lo or value + iv.LO, hi or value + iv.HI
+    v = df[value].to_numpy(dtype=float)
+    pos = np.arange(len(df)) if orient == "h" else df[at].to_numpy(dtype=float)
+    who = df[hue].to_numpy() if hue else np.full(len(df), "")
+    palette = palette or {"": HIGHLIGHT}
+    xy = {"x": v, "y": pos} if orient == "h" else {"x": pos, "y": v}
+    common = {"hue": who, "hue_order": [k for k in palette if k in set(who)], "palette": palette,
+              "legend": legend, "ax": ax}
+    if kind == "bar":
+        sns.barplot(**xy, **common, order=pos, orient=orient, dodge=False, errorbar=None,
+                    saturation=1)
+    elif join:
+        sns.lineplot(**xy, **common, estimator=None, marker="o", sort=True)
+    else:
+        sns.scatterplot(**xy, **common, zorder=3)
+    if lo in df.columns and hi in df.columns:
+        # seaborn draws only intervals it estimates itself from the data it is
+        # given, never ones passed in (mwaskom/seaborn#3740, #3345): the
+        # intervals benchlib.stats computed go through matplotlib's errorbar
+        a, b = df[lo].to_numpy(dtype=float), df[hi].to_numpy(dtype=float)
+        ok = np.isfinite(v) & np.isfinite(a) & np.isfinite(b)
+        for k in dict.fromkeys(who[ok]):
+            m = ok & (who == k)
+            err = {"xerr" if orient == "h" else "yerr": [v[m] - a[m], b[m] - v[m]]}
+            ax.errorbar(*((v[m], pos[m]) if orient == "h" else (pos[m], v[m])), **err, fmt="none",
+                        ecolor="black" if kind == "bar" else palette[k], capsize=3, lw=1)
+    if orient == "h":
+        ax.set_yticks(pos, df[at].fillna("(configuration lost)"))
+        ax.set_ylim(len(df) - 0.5, -0.5)   # the first row on top
+    if log:
+        (ax.set_xscale if orient == "h" else ax.set_yscale)("log")
+    ax.grid(axis="x" if orient == "h" else "both", which="both", alpha=0.3)
+    return ax
 
 
 def bars(ax, df: pd.DataFrame, label: str, value: str, source: str = "source",
          highlight: str = "this machine", colour: str = HIGHLIGHT, log: bool = True):
-    """One horizontal bar per row of ``df`` in its order (seaborn's
-    ``barplot`` with no estimate of its own: each bar is one row's figure),
+    """One horizontal bar per row of ``df`` in its order (``interval_plot``),
     the rows whose ``source`` is ``highlight`` in ``colour`` and the others
-    grey, with this machine's 95% intervals where the table carries them."""
-    y = np.arange(len(df))
-    who = np.where(df[source] == highlight, highlight, "other")
-    sns.barplot(x=df[value].to_numpy(dtype=float), y=y, hue=who, order=y, orient="h",
-                palette={highlight: colour, "other": PAPER}, dodge=False, errorbar=None,
-                saturation=1, legend=False, ax=ax)
-    ax.set_yticks(y, df[label].fillna("(configuration lost)"))
-    _interval_bars(ax, df, value, y, source)
-    if log:
-        ax.set_xscale("log")
-    ax.grid(axis="x", which="both", alpha=0.3)
-    return ax
+    grey, with the 95% intervals the table carries (this machine's)."""
+    who = df.assign(_who=np.where(df[source] == highlight, highlight, "other"))
+    return interval_plot(ax, who, value, label, kind="bar", hue="_who", log=log,
+                         palette={highlight: colour, "other": PAPER})
 
 
 def bar_table(ax, df: pd.DataFrame, label: str, value: str, unit: str, title: str,
@@ -68,6 +100,68 @@ def bar_table(ax, df: pd.DataFrame, label: str, value: str, unit: str, title: st
     ax.set_xlabel(f"{value} ({unit})")
     ax.set_title(title)
     return ax
+
+
+#: The colour of each verdict of ``benchlib.results.compare`` (B against A).
+VERDICT_COLOURS = {"faster": "tab:green", "slower": "tab:red", "no difference": "tab:blue",
+                   "inconclusive": "tab:grey"}
+
+
+def _sides(df: pd.DataFrame) -> str:
+    """The machines a comparison's sides ran on (``compare``'s attrs), in words."""
+    a, b = df.attrs.get("machines_a"), df.attrs.get("machines_b")
+    if not a or not b:
+        return ""
+    name = lambda ms: "; ".join(machine_label(m) for m in ms)  # noqa: E731
+    return f"both on {name(a)}" if a == b else f"A on {name(a)}, B on {name(b)}"
+
+
+def compare_figure(df: pd.DataFrame, ax=None, title: str | None = None, max_rows: int = 60):
+    """``benchlib.results.compare``'s rows as ratios of medians (B/A) with
+    their 95% intervals (``interval_plot``), one row per benchmark coloured
+    by its verdict, on a log axis; the margin shaded; each row labelled with
+    both medians and the unit; the machines named under the title.  Beyond
+    ``max_rows`` rows only the largest differences are drawn (the title
+    says so).  Returns the figure."""
+    from matplotlib.ticker import FixedLocator, NullFormatter
+
+    from benchlib.stats.summary import equivalence_bounds
+
+    shown = df
+    if len(df) > max_rows:
+        shown = df.loc[np.abs(np.log(df["ratio"])).sort_values(ascending=False).index[:max_rows]]
+    n = len(shown)
+    if ax is None:
+        _, ax = plt.subplots(figsize=(11, 0.3 * n + 2))
+    shown = shown.assign(row=[f"{r.benchmark} {r.params}: {r.median_a:.4g} -> {r.median_b:.4g} {r.unit}"
+                              for r in shown.itertuples()])
+    interval_plot(ax, shown, "ratio", "row", "ratio_ci95_lo", "ratio_ci95_hi", hue="verdict",
+                  palette=VERDICT_COLOURS)
+    ax.tick_params(axis="y", labelsize=7)
+    margin = df.attrs.get("margin", df["margin"].iloc[0] if len(df) else 0.05)
+    lo, hi = equivalence_bounds(margin)
+    ax.axvspan(lo, hi, color="tab:blue", alpha=0.12, label=f"no difference zone (margin {100 * margin:g}%)")
+    ax.axvline(1, color="k", lw=0.8)
+    lo_x = min(shown["ratio_ci95_lo"].min(), lo) if n else lo
+    hi_x = max(shown["ratio_ci95_hi"].max(), hi) if n else hi
+    ticks = [t for t in (0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 0.8, 0.9, 1, 1.1, 1.25, 1.5, 2, 5, 10,
+                         20, 50, 100) if lo_x / 1.1 <= t <= hi_x * 1.1]
+    ax.set_xlim(lo_x / 1.1, hi_x * 1.1)
+    ax.xaxis.set_major_locator(FixedLocator(ticks))
+    ax.set_xticklabels([f"{t:g}" for t in ticks])
+    ax.xaxis.set_minor_formatter(NullFormatter())
+    ax.set_xlabel("ratio of medians B / A (unitless, log scale; bars: 95% bootstrap interval)")
+    for v, c in VERDICT_COLOURS.items():
+        ax.plot([], [], "o", color=c, label=v)
+    fig = ax.figure
+    fig.legend(*ax.get_legend_handles_labels(), fontsize=7, loc="lower center", ncol=5,
+               frameon=False)
+    more = f" ({n} largest of {len(df)})" if n < len(df) else ""
+    where = _sides(df)
+    ax.set_title(title or f"B against A, per benchmark{more}" + (f"\n{where}" if where else ""),
+                 fontsize=10)
+    fig.tight_layout(rect=(0, 0.5 / fig.get_figheight(), 1, 1))
+    return fig
 
 
 def with_interval_text(df: pd.DataFrame, fmt, na_rep: str = "", formats: dict | None = None):
@@ -264,63 +358,6 @@ def table_bars(df: pd.DataFrame, columns: dict[str, str], title: str, label: str
     for ax in axes[0][1:]:
         ax.tick_params(labelleft=False)
     fig.suptitle(title, fontsize=11)
-    fig.tight_layout()
-    return fig
-
-
-def figure1_plot(fig1: pd.DataFrame, rating_range: tuple[float, float] | None = None,
-                 ax=None, title: str = ""):
-    """Ousterhout's Figure 1: geometric mean of MIPS-relative speeds against
-    the MIPS rating, one point per machine, this machine in red (with the
-    curve it follows across the range of ratings its measurement supports)."""
-    if ax is None:
-        _, ax = plt.subplots(figsize=(8, 5))
-    paper = fig1[fig1.machine != "this machine"]
-    ours = fig1[fig1.machine == "this machine"]
-    ax.scatter(paper["mips"], paper["geometric_mean"], color=PAPER, zorder=3, label="Ousterhout 1990")
-    for _, r in paper.iterrows():
-        ax.annotate(r["machine"], (r["mips"], r["geometric_mean"]), textcoords="offset points",
-                    xytext=(4, 4), fontsize=8)
-    if not ours.empty:
-        r = ours.iloc[0]
-        if rating_range:
-            # every MIPS-relative speed scales as 1/rating, and so does their geometric mean
-            x = np.geomspace(*rating_range, 50)
-            ax.plot(x, r["geometric_mean"] * r["mips"] / x, color=HIGHLIGHT, alpha=0.5, lw=3,
-                    label="this machine at the other ratings supported")
-        ax.scatter([r["mips"]], [r["geometric_mean"]], color=HIGHLIGHT, s=60, zorder=4,
-                   label="this machine")
-        ax.annotate("this machine", (r["mips"], r["geometric_mean"]), textcoords="offset points",
-                    xytext=(4, 6), fontsize=9, color=HIGHLIGHT)
-    ax.axhline(1.0, color="black", lw=0.8, ls="--")
-    ax.set_xscale("log")
-    ax.set_xlabel("MIPS rating (VAX-11/780 = 1), log scale")
-    ax.set_ylabel("geometric mean of MIPS-relative speeds")
-    ax.set_title(title or "Figure 1: operating-system speed against processor speed")
-    ax.grid(alpha=0.3, which="both")
-    ax.legend(fontsize=8, loc="upper right")
-    return ax
-
-
-def cswitch_parts_figure(parts, title: str = "cswitch and its parts"):
-    """Ousterhout's pipe round trip beside its parts (``ousterhout1990.measure
-    .cswitch_parts``): the four pipe calls, two bare switches and two
-    sleeps and wake-ups, stacked against the measured round trip."""
-    n = parts.notes
-    wr = parts.results["write + read, no switch"].median
-    fig, ax = plt.subplots(figsize=(8, 2.6))
-    segments = [("2 x (write + read)", 2 * wr, "#1f77b4"),
-                ("2 x bare switch", 2 * n["bare_switch_us"], "#ff7f0e"),
-                ("2 x sleep + wake-up", 2 * n["wakeup_us"], "#2ca02c")]
-    left = 0
-    for name, w, c in segments:
-        ax.barh(["parts"], [w], left=left, color=c, label=f"{name}: {w:.2f} µs")
-        left += w
-    ax.barh(["measured"], [parts.results["round trip (same CPU)"].median], color=HIGHLIGHT,
-            label="round trip, measured")
-    ax.set_xlabel("µs per round trip (both processes pinned to one CPU)")
-    ax.legend(fontsize=8, loc="lower right")
-    ax.set_title(title)
     fig.tight_layout()
     return fig
 

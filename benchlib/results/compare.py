@@ -2,7 +2,8 @@
 
     import benchlib.results.compare as bc
     df = bc.compare("results/host-20261123-1700", "results/host-20261123-1730", margin=0.05)
-    bc.plot_compare(df)
+    bc.summary(df)          # counts of each verdict
+    # its figure: benchlib.report.figures.compare_figure(df)
 
 A and B are anything benchlib.results.resultfile.load_records reads: a result file,
 a store file, a directory searched recursively (a reproduce.sh run folder,
@@ -203,8 +204,24 @@ def _row(ra: list[dict], rb: list[dict], margin: float, params_text: str | None 
     return row
 
 
-def _frame(rows: list[dict]) -> pd.DataFrame:
-    return pd.DataFrame(rows, columns=COLUMNS)
+def _frame(rows: list[dict], a: list[dict], b: list[dict]) -> pd.DataFrame:
+    """The rows, with the machines each side ran on in ``attrs`` (``machines_a``,
+    ``machines_b``: for a figure's title)."""
+    df = pd.DataFrame(rows, columns=COLUMNS)
+    df.attrs["machines_a"], df.attrs["machines_b"] = _machines(a), _machines(b)
+    return df
+
+
+def _machines(recs: list[dict]) -> list[dict]:
+    """The distinct machines (host, CPU, kernel) behind some records, each
+    as the few fields that name it."""
+    out: dict[tuple, dict] = {}
+    for r in recs:
+        m = r.get("machine") or {}
+        out.setdefault((m.get("hostname"), m.get("cpu_model"), m.get("kernel")),
+                       {k: m.get(k) for k in ("hostname", "cpu_model", "cpus_online", "kernel",
+                                              "virtualized")})
+    return list(out.values())
 
 
 def compare(a, b, margin: float = 0.05, cycles: bool = False, paired: bool = False) -> pd.DataFrame:
@@ -219,7 +236,7 @@ def compare(a, b, margin: float = 0.05, cycles: bool = False, paired: bool = Fal
     ga, gb = _group(_records(a)), _group(_records(b))
     keys = [k for k in ga if k in gb]
     rows = [_row(ga[k], gb[k], margin, cycles=cycles, paired=paired) for k in keys]
-    df = _frame(rows)
+    df = _frame(rows, [r for k in keys for r in ga[k]], [r for k in keys for r in gb[k]])
     df.attrs["only_a"] = [f"{k[0]} {k[1]}" for k in ga if k not in gb]
     df.attrs["only_b"] = [f"{k[0]} {k[1]}" for k in gb if k not in ga]
     df.attrs["margin"] = margin
@@ -234,8 +251,8 @@ def self_check(a, margin: float = 0.05, cycles: bool = False) -> pd.DataFrame:
     in both) and compared.  No row should say "faster" or "slower" beyond
     the false-positive rate the tests allow."""
     _check_margin(margin)
-    rows = []
-    for key, recs in _group(_records(a)).items():
+    rows, recs_a = [], _records(a)
+    for key, recs in _group(recs_a).items():
         s = [x for r in recs for x in r["samples"]]
         if len(s) < 4:
             continue
@@ -244,7 +261,7 @@ def self_check(a, margin: float = 0.05, cycles: bool = False) -> pd.DataFrame:
         half_a = [{**recs[0], "samples": s[0::2], **{k: v[0::2] for k, v in half.items()}}]
         half_b = [{**recs[0], "samples": s[1::2], **{k: v[1::2] for k, v in half.items()}}]
         rows.append(_row(half_a, half_b, margin, cycles=cycles))
-    df = _frame(rows)
+    df = _frame(rows, recs_a, recs_a)
     df.attrs["margin"] = margin
     return df
 
@@ -303,7 +320,7 @@ def compare_pair(a, spec_a: str, b, spec_b: str, margin: float = 0.05,
         raise BenchlibError(f"cannot compare {ra[0]['benchmark']} with {rb[0]['benchmark']}: "
                             "different benchmarks")
     text = f"{_params_text(ra[0]['params'])} -> {_params_text(rb[0]['params'])}"
-    df = _frame([_row(ra, rb, margin, text, cycles=cycles)])
+    df = _frame([_row(ra, rb, margin, text, cycles=cycles)], ra, rb)
     df.attrs["margin"] = margin
     return df
 
@@ -323,53 +340,3 @@ def summary(df: pd.DataFrame) -> dict:
             "no_difference_fraction_stable": float((stable["verdict"] == "no difference").mean())
             if len(stable) else None,
             "paired_rows": int(df["pairs"].notna().sum())}
-
-
-def plot_compare(df: pd.DataFrame, ax=None, title: str | None = None, max_rows: int = 60):
-    """Ratios of medians (B/A) with their 95% intervals, one row per
-    benchmark, on a log axis; the margin shaded; each row labelled with both
-    medians and the unit.  Beyond ``max_rows`` rows only the largest
-    differences are drawn (the title says so).  Returns the figure."""
-    import matplotlib.pyplot as plt
-    from matplotlib.ticker import FixedLocator, NullFormatter
-
-    colours = {"faster": "tab:green", "slower": "tab:red", "no difference": "tab:blue",
-               "inconclusive": "tab:grey"}
-    shown = df
-    if len(df) > max_rows:
-        shown = df.loc[np.abs(np.log(df["ratio"])).sort_values(ascending=False).index[:max_rows]]
-    n = len(shown)
-    if ax is None:
-        _, ax = plt.subplots(figsize=(11, 0.3 * n + 1.8))
-    y = np.arange(n)[::-1]
-    for yi, (_, r) in zip(y, shown.iterrows()):
-        ax.errorbar(r["ratio"], yi, xerr=[[r["ratio"] - r["ratio_ci95_lo"]],
-                                          [r["ratio_ci95_hi"] - r["ratio"]]],
-                    fmt="o", color=colours[r["verdict"]], ms=4, capsize=2)
-    labels = [f"{r['benchmark']} {r['params']}: {r['median_a']:.4g} -> {r['median_b']:.4g} {r['unit']}"
-              for _, r in shown.iterrows()]
-    ax.set_yticks(y, labels, fontsize=7)
-    ax.set_ylim(-0.7, n - 0.3)
-    margin = df.attrs.get("margin", df["margin"].iloc[0] if len(df) else 0.05)
-    lo, hi = equivalence_bounds(margin)
-    ax.axvspan(lo, hi, color="tab:blue", alpha=0.12, label=f"no difference zone (margin {100 * margin:g}%)")
-    ax.axvline(1, color="k", lw=0.8)
-    ax.set_xscale("log")
-    lo_x = min(shown["ratio_ci95_lo"].min(), lo) if n else lo
-    hi_x = max(shown["ratio_ci95_hi"].max(), hi) if n else hi
-    ticks = [t for t in (0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 0.8, 0.9, 1, 1.1, 1.25, 1.5, 2, 5, 10,
-                         20, 50, 100) if lo_x / 1.1 <= t <= hi_x * 1.1]
-    ax.set_xlim(lo_x / 1.1, hi_x * 1.1)
-    ax.xaxis.set_major_locator(FixedLocator(ticks))
-    ax.set_xticklabels([f"{t:g}" for t in ticks])
-    ax.xaxis.set_minor_formatter(NullFormatter())
-    ax.set_xlabel("ratio of medians B / A (unitless, log scale; bars: 95% bootstrap interval)")
-    for v, c in colours.items():
-        ax.plot([], [], "o", color=c, label=v)
-    fig = ax.figure
-    fig.legend(*ax.get_legend_handles_labels(), fontsize=7, loc="lower center", ncol=5,
-               frameon=False)
-    more = f" ({n} largest of {len(df)})" if n < len(df) else ""
-    ax.set_title(title or f"B against A, per benchmark{more}")
-    fig.tight_layout(rect=(0, 0.5 / fig.get_figheight(), 1, 1))
-    return ax.figure

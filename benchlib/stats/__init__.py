@@ -1,6 +1,9 @@
 """Statistics: one place for how far a figure can be trusted.
 
-Owns the bootstrap of a median and the ratio summaries (``summary``), the
+Owns the bootstrap (one resampling, ``summary.resample_indices``, and one
+percentile interval, ``summary.percentile_interval``: a median's interval
+here, a fit's slope in ``analysis.scaling``) and the ratio summaries
+(``summary``), the
 interval type and the interval rule that every relation and verdict uses
 (``intervals``), paired interleaved ratios (``paired``) and the noise
 assessment of one result (``noise``: the ``stable`` flag and its reasons).

@@ -27,6 +27,24 @@ def _rng(seed):
     return np.random.default_rng(seed)
 
 
+def resample_indices(n: int, n_boot: int = N_BOOTSTRAP, seed: int = 0) -> np.ndarray:
+    """The one resampling of every bootstrap here: ``n_boot`` rows of ``n``
+    indices drawn with replacement (deterministic for a given seed)."""
+    return _rng(seed).integers(0, n, size=(n_boot, n))
+
+
+def percentile_interval(estimates, confidence: float = 0.95) -> tuple[float, float]:
+    """The percentile interval of bootstrap estimates: their (1-c)/2 and
+    (1+c)/2 quantiles (estimates that are not finite are left out)."""
+    est = np.asarray(estimates, dtype=float)
+    est = est[np.isfinite(est)]
+    if est.size == 0:
+        raise ValueError("percentile_interval needs at least one finite estimate")
+    a = (1 - confidence) / 2
+    lo, hi = np.quantile(est, [a, 1 - a])
+    return float(lo), float(hi)
+
+
 def bootstrap_median_ci(samples: Sequence[float], confidence: float = 0.95,
                         n_boot: int = N_BOOTSTRAP, seed: int = 0) -> tuple[float, float]:
     """Percentile bootstrap interval of the median: resample the samples with
@@ -39,11 +57,8 @@ def bootstrap_median_ci(samples: Sequence[float], confidence: float = 0.95,
         raise ValueError("bootstrap_median_ci needs finite values (no samples, or a NaN or inf)")
     if x.size == 1:
         return float(x[0]), float(x[0])
-    idx = _rng(seed).integers(0, x.size, size=(n_boot, x.size))
-    meds = np.median(x[idx], axis=1)
-    a = (1 - confidence) / 2
-    lo, hi = np.quantile(meds, [a, 1 - a])
-    return float(lo), float(hi)
+    meds = np.median(x[resample_indices(x.size, n_boot, seed)], axis=1)
+    return percentile_interval(meds, confidence)
 
 
 def rel_ci_halfwidth(samples: Sequence[float], confidence: float = 0.95, seed: int = 0) -> float:

@@ -87,13 +87,14 @@ def test_known_cells(df):
         return df[m].iloc[0]
 
     r = one(paper="ousterhout1990", row_label="DS3100 Mach 2.5", primitive="kernel_entry")
-    assert r.value == 23 and r.cpu_mips == 12 and "Table 1" in r.cpu_mips_basis
+    assert r.value == 23 and r.cpu_rating == 12 and "Table 1" in r.cpu_rating_basis
+    assert r.cpu_rating_kind == "VAX-MIPS" and r.cpu_rating_status == "rated"
     r = one(paper="ousterhout1990", row_label="MVAX2 Ultrix 3.0", primitive="pipe_round_trip")
     assert r.value == 3.66 and r.unit == "ms" and r.value_std == pytest.approx(3660)
     r = one(paper="mach1989", table="ipc_tests_per_call", primitive="kernel_entry")
-    assert r.value == 22 and r.cpu_mips == 12 and r.machine == "DECstation 3100"
+    assert r.value == 22 and r.cpu_rating == 12 and r.machine == "DECstation 3100"
     r = one(paper="mach1989", row_label="Cedar", primitive="rpc_round_trip_network")
-    assert r.value_std == pytest.approx(1100) and r.cpu_mips == pytest.approx(5.4)
+    assert r.value_std == pytest.approx(1100) and r.cpu_rating == pytest.approx(5.4)
     r = one(paper="mcvoy1996", table="table_file_create_delete", row_index=0)
     assert r.column == "create_ms+delete_ms" and r.value == pytest.approx(1.5)
     r = one(paper="laibaker1996", row_label="FreeBSD", primitive="tcp_bandwidth_local")
@@ -103,10 +104,15 @@ def test_known_cells(df):
 
 
 def test_cpu_figures_carry_their_source(df):
-    rated = df[df.cpu_mips.notna()]
-    assert set(rated.paper) == {"ousterhout1990", "mach1989"}    # none guessed for 1995-96
-    assert (rated.cpu_mips_basis.str.len() > 10).all()
-    assert (df[df.cpu_mips.isna()].cpu_mips_basis == "").all()
+    rated = df[df.cpu_rating.notna()]
+    assert set(rated.paper) == {"ousterhout1990", "mach1989", "mcvoy1996"}
+    assert (rated.cpu_rating_basis.str.len() > 10).all()
+    assert set(rated.cpu_rating_status) <= {"rated", "estimate"}
+    assert set(rated.cpu_rating_kind) == {"VAX-MIPS", "SPECint92"}
+    assert (rated[rated.paper == "mcvoy1996"].cpu_rating_kind == "SPECint92").all()
+    assert (df[df.cpu_rating.isna()].cpu_rating_basis == "").all()
+    assert (df[df.cpu_rating.isna()].cpu_unrated_reason.str.len() > 20).all()
+    assert (df[df.cpu_rating.notna()].cpu_unrated_reason == "").all()
     clocked = df[df.cpu_mhz.notna()]
     assert len(clocked) == 8 and (clocked.cpu_mhz_source.str.len() > 10).all()
     ctx = clocked[clocked.table == "table_context_switch"]
@@ -168,10 +174,12 @@ def test_from_store_takes_the_latest_matching_result_and_the_rating():
     assert h1.loc["kernel_entry", "value"] == 0.10            # latest non-smoke getpid
     assert h1.loc["memory_copy_uncached", "value"] == 5000.0
     assert "memory_copy_cached" not in h1.index
-    assert h1.loc["kernel_entry", "cpu_mips"] == pytest.approx(across_today.vax_mips(9400.0))
+    assert h1.loc["kernel_entry", "cpu_rating"] == pytest.approx(across_today.vax_mips(9400.0))
+    assert h1.loc["kernel_entry", "cpu_rating_kind"] == "VAX-MIPS (measured)"     # today's own
     assert h1.loc["kernel_entry", "year"] == 2026
     h2 = rows[rows.machine == "h2"]
-    assert list(h2.primitive) == ["pipe_round_trip"] and math.isnan(h2.cpu_mips.iloc[0])
+    assert list(h2.primitive) == ["pipe_round_trip"] and math.isnan(h2.cpu_rating.iloc[0])
+    assert h2.cpu_rating_status.iloc[0] == "unrated" and "integer_speed" in h2.cpu_unrated_reason.iloc[0]
     assert across_today.missing(rows, "h2") == [p for p in across_today.CELLS
                                                  if p != "pipe_round_trip"]
 

@@ -179,3 +179,16 @@ def test_table5_and_6_sizes_come_from_the_caches():
     assert size("table06", "mb_s", "file_bytes") == uncached
     # a machine with small caches still reads a file far larger than them
     assert size("table06", "mb_s", "file_bytes", {"l2_bytes": 256 << 10}) == 64 << 20
+
+
+def test_a_guest_s_socket_wide_last_level_does_not_make_a_gigabyte_block():
+    """A guest's sysfs can present the host socket's 480 MiB: the uncached
+    block is the memory scan's cap (128 MiB), past any effective last level,
+    not a 2 GiB buffer; at smoke the profile's cap applies."""
+    from benchlib.memory.measure import cache_sizes
+    from benchlib.memory.plan import MAX_SCAN_BYTES
+
+    guest = {"l2_bytes": 2 << 20, "l3_bytes": 480 << 20}
+    assert cache_sizes(guest)[1] == MAX_SCAN_BYTES
+    assert cache_sizes(guest, profile="smoke")[1] == 16 << 20
+    assert cache_sizes({"l2_bytes": 1 << 20, "l3_bytes": 8 << 20})[1] == 32 << 20

@@ -74,19 +74,26 @@ _WAIT_CALLS = ("select", "poll", "epoll")
 register(Benchmark(
     name="select_latency",
     description="select(), poll() or epoll_wait() with a zero timeout over pipes that are "
-                "empty or each hold a byte",
+                "empty or each hold a byte, or over opens of a regular file",
     unit="us",
-    counts="one call over every pipe; select rebuilds its fd_set each call, poll reuses its "
-           "array, epoll's interest set is built before the loop (its cost does not grow "
-           "with the pipes that are not ready)",
+    counts="one call over every descriptor; select starts from a copy of a set built once, poll reuses "
+           "its array, epoll's interest set is built before the loop (its cost does not grow "
+           "with the pipes that are not ready).  lmbench3's lat_select 'file' waits on a "
+           "regular file (descriptor=file here): a file has no poll method, so each "
+           "descriptor costs only its lookup, where a pipe's poll takes its lock",
     params=(Param("pipes", "int", 10, "pipes in the set (each a descriptor to wait on; "
                   "select only below FD_SETSIZE, 1024)", min=1, max=1000),
             Param("full", "choice", "no", "whether every pipe holds data", choices=("no", "yes")),
             Param("call", "choice", "select", "the waiting call: select, poll or epoll "
                   "(epoll_wait)", choices=_WAIT_CALLS),
+            Param("descriptor", "choice", "pipe",
+                  "pipe: the read ends of `pipes` pipes; file: `pipes` opens of one regular "
+                  "file (a memfd), always ready (full is then moot), select or poll only "
+                  "(epoll refuses regular files)", choices=("pipe", "file")),
             CPU),
     measure=lambda p, o, ns, tk, info: no_extras(_lib().bl_select_latency(
-        p["pipes"], p["full"] == "yes", _WAIT_CALLS.index(p["call"]), o, ns, tk, info)),
+        p["pipes"], p["full"] == "yes", _WAIT_CALLS.index(p["call"]), p["descriptor"] == "file",
+        o, ns, tk, info)),
     to_unit=_us,
     check=_check_cpu_param,
 ))

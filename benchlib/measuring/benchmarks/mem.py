@@ -179,6 +179,8 @@ def _check_bandwidth(p: dict) -> None:
 
 
 def _bandwidth_mb_s(ns: float, p: dict) -> float:
+    if p["counting"] == "buffer":
+        return p["size_bytes"] / ns * 1e3
     words = -(-p["size_bytes"] // p["stride_bytes"]) if p["stride_bytes"] > 8 else p["size_bytes"] / 8
     factor = _STREAM_FACTOR[p["op"]] if p["counting"] == "stream" else 1
     return words * 8 * factor / ns * 1e3
@@ -191,12 +193,15 @@ register(Benchmark(
     unit="MB/s",
     counts="MB = 10^6 bytes; counting=once: each byte moved counted once (the lmbench paper); "
            "counting=stream: copies and read-modify-write count read and write (STREAM); "
-           "strided reads count the 8-byte words touched",
+           "strided reads count the 8-byte words touched; counting=buffer: the whole buffer, "
+           "whatever the stride (lmbench3's bw_mem rd and wr touch one word in every 16 bytes, "
+           "every line, and count every byte: stride_bytes=16 counting=buffer)",
     params=(Param("op", "choice", "read", "the operation", choices=tuple(_BW_OPS)),
             Param("size_bytes", "size", 8 << 20, "bytes of the buffer", min=64, max=MAX_BUFFER),
             Param("stride_bytes", "size", 8, "distance between the words touched (read, write, rmw)",
                   min=8, max=MAX_BUFFER),
-            Param("counting", "choice", "once", "how bytes are counted", choices=("once", "stream")),
+            Param("counting", "choice", "once", "how bytes are counted",
+                  choices=("once", "stream", "buffer")),
             CPU),
     measure=lambda p, o, ns, tk, info: no_extras(_lib().bl_mem_bandwidth(
         _BW_OPS[p["op"]], p["size_bytes"], p["stride_bytes"], o, ns, tk, info)),

@@ -469,7 +469,7 @@ def _spec(table: str) -> TableSpec:
     for spec in TABLES.values():
         if table in (spec.name, spec.csv, spec.csv.removesuffix(".csv")):
             return spec
-    raise BenchlibError(f"no lmbench 1996 table {table!r}; tables: {', '.join(tables())}")
+    raise BenchlibError(f"no mcvoy1996 table {table!r}; tables: {', '.join(tables())}")
 
 
 def data_path() -> Path:

@@ -163,11 +163,19 @@ def table10_sweep(profile: str = "quick", directory: str | None = None,
                   progress: bool = True, recorder=None) -> pd.DataFrame:
     """The paper's follow-up: 1 to 10 kbytes at 1-kbyte steps (it found
     SunOS 4.0.3 jump from ~70 ms to ~800 ms past 8 kbytes, the page size),
-    with and without fsync.  Points in random order (see ``sweep``)."""
+    with and without fsync.  Points in random order (see ``sweep``).  The
+    median carries its 95% interval (``median_ci95_lo`` ..., the columns of
+    ``benchlib.stats.intervals``; ``iv.strip`` drops them)."""
     kw = {"directory": directory} if directory else {}
-    return sweep("fs_create_delete", {"file_bytes": [k * KB for k in range(1, 11)],
-                                      "fsync": ["no", "yes"]},
-                 cpu=pinned_cpu(), profile=profile, progress=progress, shuffle=True, **kw, recorder=recorder)
+    results: list = []
+    df = sweep("fs_create_delete", {"file_bytes": [k * KB for k in range(1, 11)],
+                                    "fsync": ["no", "yes"]},
+               cpu=pinned_cpu(), profile=profile, progress=progress, shuffle=True, **kw,
+               results=results, recorder=recorder)
+    # the results come in the order measured (shuffled): matched to rows by their point
+    by_point = {(r.params["file_bytes"], r.params["fsync"]): iv.of_result(r) for r in results}
+    iv.put(df, "median", [by_point[p] for p in zip(df["file_bytes"], df["fsync"])])
+    return df
 
 
 # ------------------------------------------------------------ the paper's tables

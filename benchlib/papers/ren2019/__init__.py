@@ -11,6 +11,7 @@ public repository LinuxPerfStudy/LEBench).
   the command line and the kernel's configuration.
 * ``measure``: this machine's row of every test, and the paired cost of
   every switch that can change while the machine runs.
+* ``figures``: the paper's heatmap redrawn, the switch costs, the shares.
 
 Notebook: ``notebooks/ren2019.ipynb``; tests: ``tests/papers/test_ren2019*.py``.
 """
