@@ -72,7 +72,7 @@ ffibuilder.set_source(
         ("BL_CFLAGS", '"%s"' % " ".join(CFLAGS)),
         ("BL_PACKAGE_VERSION", '"%s"' % _package_version()),
     ] + TIRPC_MACROS,
-    libraries=["m"] + TIRPC_LIBS,
+    libraries=["m", "pthread"] + TIRPC_LIBS,
 )
 
 if __name__ == "__main__":

@@ -114,6 +114,28 @@ SETTINGS: dict[str, dict[str, Any]] = {
     "mcvoy1996.ctx_grid": {"smoke": ([2, 8], [0, 32]),
                            "quick": ([2, 4, 8, 16, 24, 32], [0, 4, 16, 32, 64]),
                            "full": ([2, 4, 6, 8, 12, 16, 20, 24, 32, 48, 64], [0, 4, 16, 32, 64])},
+    # LEBench's switch experiment (ren2019.measure.switch_rounds): the tests
+    # measured in every switch state, the interleaved rounds, and each run's
+    # sampling (short runs, many of them: the pairing, not one run, decides)
+    "ren2019.switch_tests": {
+        "smoke": ["getpid", "small mmap"],
+        "quick": ["getpid", "context siwtch", "send", "recv", "fork", "thr create",
+                  "small read", "small write", "small mmap", "small munmap", "small page fault",
+                  "big page fault", "select", "epoll"],
+        "full": ["getpid", "context siwtch", "send", "recv", "big send", "big recv", "fork",
+                 "thr create", "big fork", "small read", "small write", "big read", "big write",
+                 "small mmap", "big mmap", "small munmap", "big munmap", "small page fault",
+                 "big page fault", "select", "poll", "epoll", "select big", "poll big",
+                 "epoll big"]},
+    "ren2019.switch_rounds": {"smoke": 2, "quick": 10, "full": 16},
+    "ren2019.switch_sampling": {
+        "smoke": Profile("smoke", n_samples=3, n_warmup=0, target_sample_ms=0.1, max_total_s=0.05),
+        "quick": Profile("quick", n_samples=5, n_warmup=1, target_sample_ms=0.3, max_total_s=0.1),
+        "full": Profile("full", n_samples=9, n_warmup=1, target_sample_ms=1.0, max_total_s=0.5)},
+    # LEBench's tests in the notebook's main table: every one, except at smoke
+    "ren2019.tests": {"smoke": ["getpid", "send", "fork", "thr create", "small mmap",
+                                "small munmap", "small page fault", "small read", "select"],
+                      "quick": None, "full": None},
 }
 _READS_AS = {"precise": "quick"}
 

@@ -153,3 +153,20 @@ def test_interrupt_leaves_no_helper(name, params):
         assert "Traceback" not in err
         time.sleep(0.2)
         assert kill_children() == []
+
+@pytest.mark.parametrize("op", ["send", "recv"])
+@pytest.mark.parametrize("size", [1, 96000])
+def test_socket_call_latency(op, size):
+    before = _fds()
+    r = benchlib.run("socket_call_latency", op=op, message_bytes=size, profile="smoke")
+    assert r.unit == "us" and r.samples and all(s > 0 for s in r.samples)
+    assert r.params == {"op": op, "message_bytes": size, "cpu": -1}
+    assert _fds() == before                       # both ends closed
+    assert _helpers_of(measuring_pid()) == []     # no helper process
+
+
+def test_socket_call_latency_refuses_bad_sizes():
+    from conftest import refuses
+
+    refuses("socket_call_latency", {"message_bytes": 0}, "message_bytes must be >= 1")
+    refuses("socket_call_latency", {"message_bytes": "1M"}, "message_bytes must be <=")

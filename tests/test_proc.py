@@ -190,3 +190,30 @@ def test_interrupting_the_ring_leaves_no_process():
             except OSError:
                 pass
         assert not leftover
+
+def test_thread_creation():
+    before = len(os.listdir("/proc/self/task"))
+    r = harness.run("thread_creation", profile="smoke")
+    _positive(r, "us")
+    assert r.process["threads_after"] == 1     # every thread joined, in the worker
+    assert len(os.listdir("/proc/self/task")) == before
+
+
+@pytest.mark.parametrize("parent", ["small", "interpreter"])
+def test_fork_with_mapped_pages(parent):
+    r = harness.run("process_creation", op="fork_exit", mapped_pages=600, touch_pages="yes",
+                    parent=parent, profile="smoke", n_samples=2)
+    _positive(r, "ms")
+    assert r.params["mapped_pages"] == 600 and r.params["touch_pages"] == "yes"
+    if parent == "interpreter":
+        # the pages were mapped while it forked (600 more mappings), and are gone after
+        assert r.extras["parent_mappings"] >= 600
+        assert r.process["mappings"] < r.extras["parent_mappings"]
+
+
+def test_mapped_pages_are_bounded():
+    from conftest import refuses
+
+    refuses("process_creation", {"mapped_pages": 100_001}, "mapped_pages must be <= 100000")
+    refuses("process_creation", {"mapped_pages": -1}, "mapped_pages must be >= 0")
+    refuses("process_creation", {"touch_pages": "maybe"}, "touch_pages must be one of no, yes")

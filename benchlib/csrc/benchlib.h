@@ -266,6 +266,18 @@ enum { BL_PROCESS_LIBC_EXIT = 0x100 };
 int bl_process_creation(int op, const char *program, const bl_opts *o, double *ns,
                         double *ticks, bl_info *info);
 
+/* proc.c: before a fork is timed, `pages` (0..BL_MAX_EXTRA_PAGES) pages
+ * mapped in this process, each its own one-page shared anonymous mapping
+ * (LEBench's big fork: 6,000; huge fork: 12,000), written once if touch;
+ * bl_unmap_extra_pages removes them. */
+enum { BL_MAX_EXTRA_PAGES = 100000 };
+int bl_map_extra_pages(int pages, int touch);
+void bl_unmap_extra_pages(void);
+
+/* proc.c: one iteration is pthread_create of a thread that returns at
+ * once, and pthread_join of it (default attributes). */
+int bl_thread_creation(const bl_opts *o, double *ns, double *ticks, bl_info *info);
+
 /* proc.c: `processes` (2..64) processes in a ring of pipes pass a one-word
  * token; each sums a private array of process_bytes between receiving and
  * passing it.  One iteration is one trip round the ring (`processes` hops).
@@ -381,10 +393,40 @@ int bl_udp_bandwidth(size_t datagram_bytes, int buffer_bytes, const bl_opts *o,
                      int *send_buffer, int *receive_buffer, double *delivered, double *ns,
                      double *ticks, bl_info *info);
 
+/* mapping.c: one call of `op` on a file of file_bytes in the page cache,
+ * made in `directory` (LEBench's mmap, munmap and page-fault tests):
+ * BL_MAPPING_MMAP: mmap of the whole file, read-only, MAP_PRIVATE;
+ * BL_MAPPING_MUNMAP: munmap of a private mapping of it every page of which
+ * was written; BL_MAPPING_PAGE_FAULT: the first read of a fresh read-only
+ * mapping (one fault, fault-around included).  The set-up of each call is
+ * left out of the timing.  One iteration is one call. */
+enum { BL_MAPPING_MMAP = 0, BL_MAPPING_MUNMAP = 1, BL_MAPPING_PAGE_FAULT = 2 };
+int bl_mapping_latency(int op, const char *directory, size_t file_bytes, const bl_opts *o,
+                       double *ns, double *ticks, bl_info *info);
+
+/* net_calls.c: one send (BL_SOCKCALL_SEND) or recv (BL_SOCKCALL_RECV) of
+ * message_bytes on an AF_UNIX stream socketpair, non-blocking (LEBench's
+ * send and recv tests); the other end is drained or filled outside the
+ * timing, in batches.  One iteration is one call. */
+enum { BL_SOCKCALL_SEND = 0, BL_SOCKCALL_RECV = 1 };
+int bl_socket_call(int op, size_t message_bytes, const bl_opts *o, double *ns, double *ticks,
+                   bl_info *info);
+
+/* seccomp.c: install in this process a seccomp filter of `rules` rules
+ * (0..64), as a container runtime does: each rule compares the system
+ * call's number with one the process never makes and denies it (EPERM);
+ * every other call is allowed.  Sets no_new_privs first.  A filter cannot
+ * be removed: only a process that is thrown away afterwards may call it. */
+int bl_install_seccomp_filter(int rules);
+
 /* Testing aid: a body that sleeps so the interrupt path can be exercised. */
 int bl_sleep_loop(double sleep_us, const bl_opts *o, double *ns, double *ticks, bl_info *info);
 int bl_stall_once_loop(double first_us, double then_us, const bl_opts *o, double *ns,
                        double *ticks, bl_info *info);
+/* Testing aid: each iteration sleeps untimed_us inside bl_untimed_begin/end
+ * (left out of the sample), then timed_us. */
+int bl_untimed_sleep_loop(double untimed_us, double timed_us, const bl_opts *o, double *ns,
+                          double *ticks, bl_info *info);
 
 /* END CDEF */
 

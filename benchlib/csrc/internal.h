@@ -17,6 +17,12 @@ typedef int (*bl_body_fn)(void *ctx, int64_t iters);
 int bl_measure(bl_body_fn body, bl_body_fn overhead, void *ctx,
                const bl_opts *o, double *ns, double *ticks, bl_info *info);
 
+/* timing.c: leave a body's set-up out of the sample it is timed in (a
+ * body brackets batches of set-up, not single calls: each bracket costs
+ * about one clock read of timed time). */
+void bl_untimed_begin(void);
+void bl_untimed_end(void);
+
 /* add_chain.c: `iters` x 100 dependent adds (100 core cycles each); the
  * body form is the cpu_clock benchmark's (ctx: the chain's start value). */
 int bl_add_chain(int64_t iters);

@@ -23,6 +23,7 @@
 #include "internal.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -285,6 +286,78 @@ out:
     free(path_var);
     free(dir);
     return rc;
+}
+
+/* ===================================== mapped pages a fork has to copy */
+
+/* LEBench's "big fork" and "huge fork": the forking process first maps
+ * 6,000 or 12,000 pages, each its own one-page shared anonymous mapping
+ * (so fork copies that many mappings); touch 1 also writes each page. */
+static void **extra_pages;
+static int n_extra_pages;
+
+void bl_unmap_extra_pages(void)
+{
+    for (int i = 0; i < n_extra_pages; i++)
+        munmap(extra_pages[i], (size_t)sysconf(_SC_PAGESIZE));
+    free(extra_pages);
+    extra_pages = NULL;
+    n_extra_pages = 0;
+}
+
+int bl_map_extra_pages(int pages, int touch)
+{
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    bl_unmap_extra_pages();
+    if (pages < 0 || pages > BL_MAX_EXTRA_PAGES) {
+        bl_set_error("mapped pages must be between 0 and %d", BL_MAX_EXTRA_PAGES);
+        return BL_EINVAL;
+    }
+    if (pages == 0)
+        return BL_OK;
+    extra_pages = calloc((size_t)pages, sizeof *extra_pages);
+    if (!extra_pages) {
+        bl_set_error("out of memory");
+        return BL_ENOMEM;
+    }
+    for (int i = 0; i < pages; i++) {
+        void *p = mmap(NULL, page, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+        if (p == MAP_FAILED) {
+            int rc = bl_sys_error("mmap of a page to fork with");
+            bl_unmap_extra_pages();
+            return rc;
+        }
+        extra_pages[n_extra_pages++] = p;
+        if (touch)
+            *(volatile char *)p = 1;
+    }
+    return BL_OK;
+}
+
+/* ======================================================== thread creation */
+
+static void *thread_noop(void *arg) { return arg; }
+
+static int thread_body(void *ctx, int64_t iters)
+{
+    (void)ctx;
+    for (int64_t i = 0; i < iters; i++) {
+        pthread_t t;
+        int e = pthread_create(&t, NULL, thread_noop, NULL);
+        if (e == 0)
+            e = pthread_join(t, NULL);
+        if (e != 0) {
+            errno = e;
+            return bl_sys_error("pthread_create/join");
+        }
+    }
+    return BL_OK;
+}
+
+int bl_thread_creation(const bl_opts *o, double *ns, double *ticks, bl_info *info)
+{
+    info->helper_cpu = -1;
+    return bl_measure(thread_body, NULL, NULL, o, ns, ticks, info);
 }
 
 /* ========================================================= context switch */

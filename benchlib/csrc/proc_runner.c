@@ -15,7 +15,10 @@
  *   one line per sample: ns ticks clock_ghz
  *
  * usage: proc_runner op program n_samples n_warmup target_sample_ns
- *                    max_total_ns cpu
+ *                    max_total_ns cpu mapped_pages touch
+ *
+ * mapped_pages one-page mappings (written once if touch is 1) are made
+ * before the timing, as LEBench's big fork does (bl_map_extra_pages).
  */
 #include "internal.h"
 
@@ -24,9 +27,9 @@
 
 int main(int argc, char **argv)
 {
-    if (argc != 8) {
-        fprintf(stderr, "usage: %s op program n_samples n_warmup target_ns max_total_ns cpu\n",
-                argv[0]);
+    if (argc != 10) {
+        fprintf(stderr, "usage: %s op program n_samples n_warmup target_ns max_total_ns cpu "
+                "mapped_pages touch\n", argv[0]);
         return 2;
     }
     bl_opts o = {0};
@@ -48,7 +51,10 @@ int main(int argc, char **argv)
         return 2;
     o.clock_ghz = ghz;
     bl_info info = {0};
-    int rc = bl_process_creation(op, argv[2], &o, ns, ticks, &info);
+    int rc = bl_map_extra_pages(atoi(argv[8]), atoi(argv[9]));
+    if (rc == BL_OK)
+        rc = bl_process_creation(op, argv[2], &o, ns, ticks, &info);
+    bl_unmap_extra_pages();
     printf("%d %lld %d %.17g %.17g %d %.17g %d %d %d\n%s\n", rc, (long long)info.iterations,
            info.n_samples, info.overhead_ns, info.clock_resolution_ns, info.has_ticks,
            info.calibration_ns, info.cpu_first, info.cpu_last, info.cpu_migrations,

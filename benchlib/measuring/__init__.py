@@ -5,8 +5,9 @@ parameters, unit and description), the profiles table (``profiles``: what
 smoke, quick and full mean for every benchmark and analysis), the harness
 (``harness``: ``run`` and ``sweep``, calibration, warm-up, samples), the
 single-threaded measuring process (``worker``) and the process state it
-records (``process``), the machine description (``metadata``) and the noise
-snapshots around a run (``diagnostics``).  The benchmark families live in
+records (``process``), the machine description (``metadata``), the noise
+snapshots around a run (``diagnostics``) and the kernel's run-time switches
+with the guard that puts them back (``switches``).  The benchmark families live in
 ``benchlib.measuring.benchmarks`` (one module per ``csrc/<family>.c``) and belong to
 this layer.
 

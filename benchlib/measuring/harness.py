@@ -27,7 +27,8 @@ def _opts(profile: Profile, n_samples: int | None, cpu: int):
     return make_opts(profile, n_samples, cpu)
 
 
-def _measure(bench: Benchmark, params: dict, profile: Profile, n_samples: int | None) -> Result:
+def _measure(bench: Benchmark, params: dict, profile: Profile, n_samples: int | None,
+             setup: dict | None = None) -> Result:
     """Measure in the single-threaded worker (``benchlib.measuring.worker``): one call
     of the C core, then, with adaptive sampling, more calls at the same
     iteration count until the median is known well enough."""
@@ -42,7 +43,7 @@ def _measure(bench: Benchmark, params: dict, profile: Profile, n_samples: int | 
         n_samples = bench.n_samples_for(params, profile)
     machine = machine_info()  # before the run: load average as the run found it
     t0 = time.monotonic()
-    out = _worker.call(bench.name, params, profile, n_samples)
+    out = _worker.call(bench.name, params, profile, n_samples, setup=setup)
     raw, ticks, ghz, info = out["ns"], out["ticks"], out["ghz"], out["info"]
     first, before, process = dict(info), out["before"], out["process"]
     migrations, adaptive = info["cpu_migrations"], None
@@ -59,7 +60,7 @@ def _measure(bench: Benchmark, params: dict, profile: Profile, n_samples: int | 
                 break
             out = _worker.call(bench.name, params, profile, n_samples,
                                iterations=first["iterations"],
-                               max_total_s=min(profile.max_total_s, left))
+                               max_total_s=min(profile.max_total_s, left), setup=setup)
             raw = raw + out["ns"]
             ticks = ticks + out["ticks"] if ticks is not None and out["ticks"] is not None else None
             ghz = ghz + out["ghz"] if ghz is not None and out["ghz"] is not None else None
@@ -129,17 +130,20 @@ def adaptive_profile(profile: str | Profile, target_rel_ci: float | None = None,
 
 def run(name: str, params: Mapping[str, Any] | None = None, *, profile: str | Profile = "quick",
         n_samples: int | None = None, target_rel_ci: float | None = None,
-        time_cap_s: float | None = None, recorder=None, **kwparams) -> Result:
+        time_cap_s: float | None = None, recorder=None, setup: dict | None = None,
+        **kwparams) -> Result:
     """Run one benchmark once and return its Result.
 
     Parameters may be given as a dict, as keywords, or both; values may be
     strings (``"64k"``) as on the command line.  ``target_rel_ci`` (e.g.
     0.03) and ``time_cap_s`` ask for adaptive sampling (see Profile).
-    ``recorder`` (a ``benchlib.results.store.Recorder``) records the result."""
+    ``recorder`` (a ``benchlib.results.store.Recorder``) records the result.
+    ``setup`` (per-process switches, ``benchlib.measuring.worker.SETUPS``)
+    measures in a worker made with them (the result's ``process["setup"]``)."""
     bench = get_benchmark(name)
     resolved = bench.resolve({**(params or {}), **kwparams})
     prof = adaptive_profile(profile, target_rel_ci, time_cap_s)
-    return _recorded(_measure(bench, resolved, prof, n_samples), recorder)
+    return _recorded(_measure(bench, resolved, prof, n_samples, setup), recorder)
 
 
 def expand_grid(grid: Mapping[str, Iterable]) -> list[dict]:

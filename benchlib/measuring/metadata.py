@@ -100,10 +100,10 @@ def cpu_mitigations() -> dict[str, str]:
     return {k: v for k, v in cpu_vulnerabilities().items() if v and v.startswith("Mitigation")}
 
 
-def cpu_vulnerabilities() -> dict[str, str]:
+def cpu_vulnerabilities(root="/") -> dict[str, str]:
     """Every line of /sys/devices/system/cpu/vulnerabilities: mitigated,
     vulnerable or not affected, as the kernel states it."""
-    d = _SYS_CPU / "vulnerabilities"
+    d = Path(root) / str(_SYS_CPU).lstrip("/") / "vulnerabilities"
     return {f.name: _read(f) for f in sorted(d.glob("*"))} if d.is_dir() else {}
 
 
@@ -113,6 +113,13 @@ def smt_state() -> dict:
     active = _read(_SYS_CPU / "smt" / "active")
     return {"active": None if active is None else active == "1",
             "control": _read(_SYS_CPU / "smt" / "control")}
+
+
+def thp_settings(root="/") -> dict:
+    """Transparent huge pages, system-wide: the mode chosen in ``enabled``
+    and ``defrag`` (always, madvise, never ...), None where absent."""
+    d = Path(root) / "sys/kernel/mm/transparent_hugepage"
+    return {"enabled": _bracketed(_read(d / "enabled")), "defrag": _bracketed(_read(d / "defrag"))}
 
 
 def cpufreq_policy() -> dict | None:
@@ -140,6 +147,7 @@ def _static_info() -> dict:
             mem_total = int(line.split()[1]) * 1024
     tsc = lib.bl_tsc_ticks_per_ns()
     policy = cpufreq_policy()
+    thp = thp_settings()
     info = {
         "hostname": socket.gethostname(),
         "cpu_model": ci.get("model name") or ci.get("Hardware") or platform.processor() or None,
@@ -155,8 +163,8 @@ def _static_info() -> dict:
         "os": platform.system(),
         "virtualized": virt,
         "hypervisor_hint": hint,
-        "thp_enabled": _bracketed(_read("/sys/kernel/mm/transparent_hugepage/enabled")),
-        "thp_defrag": _bracketed(_read("/sys/kernel/mm/transparent_hugepage/defrag")),
+        "thp_enabled": thp["enabled"],
+        "thp_defrag": thp["defrag"],
         "cpufreq_governor": (policy or {}).get("scaling_governor"),
         "cpufreq_policy": policy,
         "smt": smt_state(),
@@ -181,6 +189,137 @@ def machine_info() -> dict:
     info["loadavg"] = list(os.getloadavg())
     info["timestamp"] = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
     return info
+
+
+# ------------------------------------------------ the kernel's configuration and switches
+#
+# Each reader takes ``root`` (the file system's root, "/" on a machine; a
+# folder holding proc/ and sys/ in tests) and answers None where nothing
+# there says.
+
+def _at(root, path: str) -> Path:
+    return Path(root) / path.lstrip("/")
+
+
+def kernel_config_text(root="/", release: str | None = None) -> tuple[str, str | None]:
+    """The running kernel's build configuration as text and where it was
+    read (/proc/config.gz, else /boot/config-<release>); ("", None) when
+    neither is readable."""
+    import gzip
+
+    release = release or platform.release()
+    for path in ("/proc/config.gz", f"/boot/config-{release}"):
+        try:
+            if path.endswith(".gz"):
+                with gzip.open(_at(root, path), "rt") as f:
+                    return f.read(), path
+            return _at(root, path).read_text(), path
+        except (OSError, EOFError):
+            continue
+    return "", None
+
+
+def kernel_config(root="/", release: str | None = None) -> tuple[dict[str, str], str | None]:
+    """CONFIG_* -> value ("y", "m", a number or a string; "n" for a "# ...
+    is not set" line) and the file read; ({}, None) when none is readable."""
+    text, source = kernel_config_text(root, release)
+    out = {}
+    for line in text.splitlines():
+        m = re.match(r"^(CONFIG_\w+)=(.*)$", line)
+        if m:
+            out[m.group(1)] = m.group(2).strip('"')
+        else:
+            m = re.match(r"^# (CONFIG_\w+) is not set", line)
+            if m:
+                out[m.group(1)] = "n"
+    return out, source
+
+
+def kernel_cmdline(root="/") -> list[str] | None:
+    """The kernel's command line, word by word (None where unreadable)."""
+    text = _read(_at(root, "/proc/cmdline"))
+    return None if text is None else text.split()
+
+
+def mount_point(fs_type: str, root="/") -> str | None:
+    """Where a file system of ``fs_type`` (debugfs, cgroup2 ...) is mounted
+    (the first in /proc/self/mounts), or None."""
+    for line in (_read(_at(root, "/proc/self/mounts")) or "").splitlines():
+        parts = line.split()
+        if len(parts) >= 3 and parts[2] == fs_type:
+            return parts[1].replace("\\040", " ")
+    return None
+
+
+def fault_around_bytes(root="/") -> int | None:
+    """The kernel's fault-around window (debugfs fault_around_bytes), or
+    None where debugfs is not mounted or the file is absent."""
+    where = mount_point("debugfs", root)
+    text = _read(_at(root, f"{where}/fault_around_bytes")) if where else None
+    try:
+        return int(text) if text is not None else None
+    except ValueError:
+        return None
+
+
+def memory_cgroup(pid: int | str = "self", root="/") -> dict | None:
+    """The memory cgroup a process is in: {"version": 1 or 2, "path" (in
+    the hierarchy, "/" the root), "directory" (where it is mounted here),
+    "root": whether it is the hierarchy's root}; None where no memory
+    controller is mounted."""
+    lines = (_read(_at(root, f"/proc/{pid}/cgroup")) or "").splitlines()
+    v1 = mount_point_with_option("cgroup", "memory", root)
+    for line in lines:
+        hid, ctrls, path = (line.split(":", 2) + ["", ""])[:3]
+        if v1 and "memory" in ctrls.split(","):
+            return {"version": 1, "path": path, "directory": f"{v1}{path.rstrip('/')}" or "/",
+                    "root": path in ("", "/")}
+    v2 = mount_point("cgroup2", root)
+    if v2 and "memory" in (_read(_at(root, f"{v2}/cgroup.controllers")) or "").split():
+        for line in lines:
+            hid, ctrls, path = (line.split(":", 2) + ["", ""])[:3]
+            if hid == "0" and ctrls == "":
+                return {"version": 2, "path": path, "directory": f"{v2}{path.rstrip('/')}",
+                        "root": path in ("", "/")}
+    return None
+
+
+def mount_point_with_option(fs_type: str, option: str, root="/") -> str | None:
+    """Where a file system of ``fs_type`` with mount option ``option`` is
+    mounted (cgroup v1's memory hierarchy: cgroup with "memory")."""
+    for line in (_read(_at(root, "/proc/self/mounts")) or "").splitlines():
+        parts = line.split()
+        if len(parts) >= 4 and parts[2] == fs_type and option in parts[3].split(","):
+            return parts[1]
+    return None
+
+
+def process_security(pid: int | str = "self", root="/") -> dict:
+    """What the kernel checks on every system call of a process: its
+    seccomp mode (0 none, 1 strict, 2 filter) and filters, no_new_privs, and
+    its speculation controls as /proc/<pid>/status states them (None where
+    the kernel does not say)."""
+    st = {}
+    for line in (_read(_at(root, f"/proc/{pid}/status")) or "").splitlines():
+        k, _, v = line.partition(":")
+        st[k] = v.strip()
+    num = (lambda k: int(st[k]) if st.get(k, "").isdigit() else None)
+    return {"seccomp_mode": num("Seccomp"), "seccomp_filters": num("Seccomp_filters"),
+            "no_new_privs": None if num("NoNewPrivs") is None else num("NoNewPrivs") == 1,
+            "speculation_store_bypass": st.get("Speculation_Store_Bypass"),
+            "indirect_branch_speculation": st.get("SpeculationIndirectBranch"),
+            "thp_enabled": None if num("THP_enabled") is None else num("THP_enabled") == 1}
+
+
+def cpuidle(root="/") -> dict:
+    """The idle driver and the idle states CPU 0 may enter (names), None
+    where sysfs says nothing."""
+    states = []
+    for d in sorted(_at(root, "/sys/devices/system/cpu/cpu0/cpuidle").glob("state*"),
+                    key=lambda p: int(p.name[5:]) if p.name[5:].isdigit() else 0):
+        states.append(_read(d / "name"))
+    return {"driver": _read(_at(root, "/sys/devices/system/cpu/cpuidle/current_driver")),
+            "states": states or None}
 
 
 # ------------------------------------------------ the TLB the CPU reports

@@ -17,6 +17,14 @@ snapshots around the call in its own (only) thread, and sends back the
 samples, the C core's ``bl_info``, the benchmark's extras and the process
 state (``benchlib.measuring.process.process_state``) before and after the loop.
 
+Per-process switches (``setup``): ``call(..., setup={"seccomp_rules": 10})``
+runs in a worker of its own, started with those switches applied before its
+first call (``SETUPS``: a seccomp filter, transparent huge pages refused
+through prctl, the speculation controls of prctl, membership of a cgroup).
+Some cannot be undone (a seccomp filter stays for the life of a process),
+so they are never applied to the default worker: ``end_setup_workers()``
+ends every such worker, and the caller's own process is never touched.
+
 ``BENCHLIB_MEASURE_IN=process`` measures in the calling process instead (for
 a debugger, or to see what a multi-threaded program of your own pays); the
 result's ``process`` record says which it was and how many threads it had.
@@ -45,6 +53,26 @@ ONE_THREAD_ENV = {k: "1" for k in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "M
                                    "BLIS_NUM_THREADS", "NUMEXPR_NUM_THREADS",
                                    "VECLIB_MAXIMUM_THREADS", "GOTO_NUM_THREADS")}
 MODE_ENV = "BENCHLIB_MEASURE_IN"
+SETUP_ENV = "BENCHLIB_WORKER_SETUP"
+
+# prctl(2) numbers (linux/prctl.h)
+PR_SET_THP_DISABLE, PR_GET_SPECULATION_CTRL, PR_SET_SPECULATION_CTRL = 41, 52, 53
+PR_SPEC_STORE_BYPASS, PR_SPEC_INDIRECT_BRANCH = 0, 1
+PR_SPEC_PRCTL, PR_SPEC_ENABLE, PR_SPEC_DISABLE = 1, 2, 4
+SPECULATION = {"spec_store_bypass": PR_SPEC_STORE_BYPASS,
+               "spec_indirect_branch": PR_SPEC_INDIRECT_BRANCH}
+
+#: The per-process switches a worker can be made with: name -> what it does.
+SETUPS = {
+    "seccomp_rules": "a seccomp filter of N rules (0-64) installed before the first call "
+                     "(csrc/seccomp.c; cannot be removed)",
+    "thp_disable": "True: prctl(PR_SET_THP_DISABLE), no transparent huge pages for the worker",
+    "spec_store_bypass": "'disable': prctl speculation control, speculative store bypass "
+                         "disabled (SSBD) for the worker",
+    "spec_indirect_branch": "'disable': prctl speculation control, indirect branch speculation "
+                            "restricted (STIBP/IBPB) for the worker",
+    "cgroup_procs": "a cgroup.procs file the worker joins before its first call",
+}
 _PKG_PARENT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
@@ -54,6 +82,65 @@ def mode() -> str:
     if m not in ("worker", "process"):
         raise BenchlibError(f"{MODE_ENV} must be 'worker' or 'process'; got {m!r}")
     return m
+
+
+# ---------------------------------------------------------------- per-process switches
+
+def setup_key(setup: dict | None) -> str:
+    """A setup as the key of its worker ("" for none); unknown switches refused."""
+    if not setup:
+        return ""
+    unknown = sorted(set(setup) - set(SETUPS))
+    if unknown:
+        raise BenchlibError(f"unknown per-process switch {', '.join(unknown)}; "
+                            f"known: {', '.join(SETUPS)}")
+    import json
+    return json.dumps(setup, sort_keys=True)
+
+
+def _prctl(*args: int) -> int:
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl.restype = ctypes.c_int
+    rc = libc.prctl(*(ctypes.c_ulong(a) for a in args), *(ctypes.c_ulong(0),) * (5 - len(args)))
+    if rc < 0:
+        err = ctypes.get_errno()
+        raise OSError(err, os.strerror(err))
+    return rc
+
+
+def speculation_control(which: str) -> int | None:
+    """PR_GET_SPECULATION_CTRL for this process ("spec_store_bypass" or
+    "spec_indirect_branch"): the kernel's bits (PR_SPEC_PRCTL set: a process
+    may change it), None where the kernel has no such control."""
+    try:
+        return _prctl(PR_GET_SPECULATION_CTRL, SPECULATION[which])
+    except OSError:
+        return None
+
+
+def apply_setup(setup: dict) -> None:
+    """Apply per-process switches to this process (a worker made for them)."""
+    for name, value in sorted(setup.items()):
+        if name == "seccomp_rules":
+            from benchlib._native import ffi, lib
+            if lib.bl_install_seccomp_filter(int(value)) != lib.BL_OK:
+                raise BenchlibError(ffi.string(lib.bl_last_error()).decode(errors="replace"))
+        elif name == "thp_disable":
+            _prctl(PR_SET_THP_DISABLE, 1 if value else 0)
+        elif name in SPECULATION:
+            if value != "disable":
+                raise BenchlibError(f"{name} takes 'disable'; got {value!r}")
+            _prctl(PR_SET_SPECULATION_CTRL, SPECULATION[name], PR_SPEC_DISABLE)
+        elif name == "cgroup_procs":
+            with open(value, "w") as f:
+                f.write(str(os.getpid()))
+        else:
+            raise BenchlibError(f"unknown per-process switch {name!r}")
+
+
+_ACTIVE_SETUP: dict = {}
 
 
 # ---------------------------------------------------------------- the call itself
@@ -100,6 +187,7 @@ def call_here(name: str, params: dict, profile, n_samples: int | None, iteration
     after = Snapshot()
     state["threads_after"] = thread_count()
     state["kind"] = kind
+    state["setup"] = dict(_ACTIVE_SETUP)
     k = info.n_samples
     info_d = {f: getattr(info, f) for f, _ in ffi.typeof("bl_info").fields}
     out = {"rc": rc, "error": ffi.string(lib.bl_last_error()).decode(errors="replace")
@@ -135,10 +223,13 @@ def raise_for(out: dict, name: str) -> None:
 class _Worker:
     """One worker process and its two pipes."""
 
-    def __init__(self):
+    def __init__(self, setup: str = ""):
         to_r, to_w = os.pipe()
         from_r, from_w = os.pipe()
         env = {**os.environ, **ONE_THREAD_ENV, MODE_ENV: "process"}
+        env.pop(SETUP_ENV, None)
+        if setup:
+            env[SETUP_ENV] = setup
         env["PYTHONPATH"] = os.pathsep.join(
             [_PKG_PARENT] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p])
         try:
@@ -175,10 +266,24 @@ class _Worker:
 
 _lock = threading.Lock()
 _current: _Worker | None = None
+_with_setup: dict[str, _Worker] = {}   # setup key -> its own worker
+
+
+def end_setup_workers() -> None:
+    """End every worker made for per-process switches (the default one stays)."""
+    with _lock:
+        while _with_setup:
+            _with_setup.popitem()[1].close()
+
+
+def setup_worker_pids() -> dict[str, int]:
+    """The running workers made for per-process switches: setup key -> PID."""
+    return {k: w.proc.pid for k, w in _with_setup.items() if w.proc.poll() is None}
 
 
 def _shutdown() -> None:
     global _current
+    end_setup_workers()
     if _current is not None:
         _current.close()
         _current = None
@@ -187,12 +292,26 @@ def _shutdown() -> None:
 atexit.register(_shutdown)
 
 
-def _running() -> _Worker:
-    """The worker, started if none is running (the caller holds _lock)."""
+def _running(key: str = "") -> _Worker:
+    """The worker for a setup key, started if none is running (the caller
+    holds _lock)."""
     global _current
+    if key:
+        w = _with_setup.get(key)
+        if w is None or w.proc.poll() is not None:
+            w = _with_setup[key] = _Worker(key)
+        return w
     if _current is None or _current.proc.poll() is not None:
         _current = _Worker()
     return _current
+
+
+def _forget(key: str) -> None:
+    global _current
+    if key:
+        _with_setup.pop(key, None)
+    else:
+        _current = None
 
 
 def measuring_pid() -> int:
@@ -209,25 +328,29 @@ def measuring_pid() -> int:
 
 
 def call(name: str, params: dict, profile, n_samples: int | None, iterations: int = 0,
-         max_total_s: float | None = None) -> dict:
+         max_total_s: float | None = None, setup: dict | None = None) -> dict:
     """One call of the C core where the loop runs alone (see the module's
-    docstring); raises as the C core's return code says."""
-    global _current
+    docstring), in the worker made for ``setup`` when one is given; raises
+    as the C core's return code says."""
+    key = setup_key(setup)
     if mode() == "process":
+        if key:
+            raise BenchlibError(f"per-process switches ({key}) need the measuring worker; "
+                                f"unset {MODE_ENV}")
         out = call_here(name, params, profile, n_samples, iterations, max_total_s)
         raise_for(out, name)
         return out
     with _lock:
-        w = _running()
+        w = _running(key)
         try:
             status, payload = w.request(("call", name, params, profile, n_samples, iterations,
                                          max_total_s))
         except KeyboardInterrupt:
-            _current = None
+            _forget(key)
             w.close(interrupt=True)
             raise
         except (EOFError, OSError) as exc:
-            _current = None
+            _forget(key)
             w.close()
             raise MeasurementError(f"{name}: the measuring process ended unexpectedly "
                                    f"(exit status {w.proc.returncode}): {exc}") from None
@@ -260,10 +383,21 @@ def _die_with_parent() -> None:
 
 
 def serve(in_fd: int, out_fd: int) -> None:
+    import json
+
+    global _ACTIVE_SETUP
     _die_with_parent()
     inp, out = Connection(in_fd, writable=False), Connection(out_fd, readable=False)
     if os.getppid() == 1:
         return
+    failed = None
+    if os.environ.get(SETUP_ENV):
+        try:
+            _ACTIVE_SETUP = json.loads(os.environ[SETUP_ENV])
+            apply_setup(_ACTIVE_SETUP)
+        except (BenchlibError, OSError, ValueError) as exc:
+            failed = ("raised", ("BenchlibError", f"cannot apply {os.environ[SETUP_ENV]} to the "
+                                 f"measuring worker: {exc}", ""))
     while True:
         try:
             req = inp.recv()
@@ -271,6 +405,12 @@ def serve(in_fd: int, out_fd: int) -> None:
             continue
         except (EOFError, OSError):
             return
+        if failed:
+            try:
+                out.send(failed)
+            except (OSError, KeyboardInterrupt):
+                return
+            continue
         try:
             _, name, params, profile, n_samples, iterations, max_total_s = req
             with warnings.catch_warnings(record=True) as caught:

@@ -15,7 +15,7 @@ outside its package (the then-and-now dataset, the class notebook);
 cells a measurement stands for (``tables.matches``: the explorer's paper rows).
 
 Ids: ``ousterhout1990``, ``mcvoy1996``, ``chen1994``, ``laibaker1996``,
-``mach1989``.
+``mach1989``, ``ren2019``.
 
 May import every layer below it: measuring, results, stats, analysis,
 memory and the shared figures (``benchlib.report.figures``); never the

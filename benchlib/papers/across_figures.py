@@ -13,8 +13,8 @@ from benchlib.analysis.scaling import rate
 from benchlib.report.figures import HIGHLIGHT
 from benchlib.papers.across import ALL_ERAS, ERAS, PAPERS, PRIMITIVES, era_of
 
-PAPER_COLOURS = dict(zip([*PAPERS, "today"],
-                         ["#1f77b4", "#2ca02c", "#9467bd", "#8c564b", "#17becf", "#ff7f0e"]))
+PAPER_COLOURS = {**dict(zip(PAPERS, ["#1f77b4", "#2ca02c", "#9467bd", "#8c564b", "#17becf",
+                                     "#e377c2"])), "today": "#ff7f0e"}
 ERA_COLOURS = dict(zip(ERAS, ["#1f77b4", "#2ca02c", "#9467bd"]))
 ERA_MARKERS = dict(zip(ERAS, ["o", "s", "^"]))
 THIS = "this machine"

@@ -27,6 +27,7 @@ PAPERS: dict[str, Paper] = {
     "mcvoy1996": Paper(1996, "McVoy & Staelin, USENIX Jan 1996"),
     "laibaker1996": Paper(1996, "Lai & Baker, slides, 1996"),
     "chen1994": Paper(1994, "Chen & Patterson, ACM TOCS 1994"),
+    "ren2019": Paper(2019, "Ren, Rodrigues, Chen, Vega, Stumm & Yuan, SOSP 2019 (LEBench)"),
 }
 
 

@@ -124,7 +124,7 @@ def test_rpc_rows_and_ranking(monkeypatch):
     ("", "unknown", None),
 ])
 def test_cpu_time_accounting(monkeypatch, config, mode, hz):
-    monkeypatch.setattr(mm, "_kernel_config", lambda: config)
+    monkeypatch.setattr(mm, "kernel_config_text", lambda: (config, "/proc/config.gz"))
     got = mm.cpu_time_accounting()
     assert got["accounting"] == mode and got["hz"] == hz
     if hz:

@@ -29,7 +29,7 @@ from benchlib.papers.tables import matches, sized_bytes, unit_of  # noqa: E402
 from benchlib.measuring.registry import get_benchmark  # noqa: E402
 
 # benchmark unit -> column unit: the factor a Column's scale must be
-FACTORS = {("us", "us"): 1.0, ("us", "ms"): 1e-3, ("ms", "ms"): 1.0, ("ns", "ns"): 1.0,
+FACTORS = {("us", "us"): 1.0, ("us", "ms"): 1e-3, ("ms", "ms"): 1.0, ("ms", "us"): 1e3, ("ns", "ns"): 1.0,
            ("s", "s"): 1.0, ("MB/s", "MB/s"): 1.0, ("MB/s", "Mbit/s"): 8.0}
 # the thread's tables list tests as rows: this machine's figures are named by test, not CSV column
 TRANSPOSED = {("mach1989", "unix_calls"), ("mach1989", "andrew")}

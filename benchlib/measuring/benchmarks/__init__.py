@@ -1,7 +1,7 @@
 """The benchmarks, each registered once with its parameters and unit, in
 one module per C family: ``benchmarks/<family>.py`` registers what
-``csrc/<family>.c`` measures (``mem`` for memory.c; ``net`` for the three
-net_*.c / rpc.c files).  What they share is in ``common``; the compiler
+``csrc/<family>.c`` measures (``mem`` for memory.c; ``net`` for the
+net_*.c and rpc.c files).  What they share is in ``common``; the compiler
 cache for the small programs outside the library in ``compiler_cache``.
 
 Each ``measure`` translates parameters into a call of the C library and
@@ -14,7 +14,7 @@ measuring layer, ``benchlib.errors``, ``benchlib.units`` and
 these modules: an import-linter contract)."""
 from __future__ import annotations
 
-from benchlib.measuring.benchmarks import andrew, call, cpu, fs, ipc, iowork, mem, net, proc, syscall  # noqa: F401 (register)
+from benchlib.measuring.benchmarks import andrew, call, cpu, fs, ipc, iowork, mapping, mem, net, proc, syscall  # noqa: F401 (register)
 from benchlib.measuring.benchmarks.andrew import MAB_PHASES, MAB_TREE  # noqa: F401
 from benchlib.measuring.benchmarks.common import CPU, DIRECTORY, PINNED_CPU, PLACEMENT  # noqa: F401
 from benchlib.measuring.benchmarks.compiler_cache import proc_runner, tiny_program  # noqa: F401

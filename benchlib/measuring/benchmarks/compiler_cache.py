@@ -48,7 +48,7 @@ def _cached_build(stem: str, sources: list[str], flags: list[str]) -> str:
     except OSError as e:
         raise BenchlibError(f"cannot write {stem} into {directory}: {e}") from None
     try:
-        r = subprocess.run([*cc, *flags, "-I", CSRC, "-o", tmp, *paths, "-lm"],
+        r = subprocess.run([*cc, *flags, "-pthread", "-I", CSRC, "-o", tmp, *paths, "-lm"],
                            capture_output=True, text=True)
         if r.returncode != 0:
             raise BenchlibError(f"{' '.join(cc)} could not compile {', '.join(sources)}:\n"

@@ -1,13 +1,15 @@
-"""Registrations for csrc/net_latency.c, net_bandwidth.c and rpc.c: socket
-round trips, TCP connections, Sun RPC, and pipe, socket and UDP bandwidth,
-between this process and a helper process on loopback."""
+"""Registrations for csrc/net_latency.c, net_bandwidth.c, rpc.c and
+net_calls.c: socket round trips, TCP connections, Sun RPC, and pipe, socket
+and UDP bandwidth, between this process and a helper process on loopback;
+and one send or recv on a local socket (net_calls.c)."""
 from __future__ import annotations
 
 import warnings
 
 from benchlib.errors import BenchlibError
 from benchlib.measuring.registry import Benchmark, Param, register
-from benchlib.measuring.benchmarks.common import PINNED_CPU, PLACEMENT, _check_pipe, _ffi, _lib, _net_transport, _pipe_cpus, _us
+from benchlib.measuring.benchmarks.common import (CPU, PINNED_CPU, PLACEMENT, _check_cpu_param, _check_pipe,
+                                                  _ffi, _lib, _net_transport, _pipe_cpus, _us, op_choice)
 
 
 # ---------------------------------------------------------------- IPC and network
@@ -207,3 +209,25 @@ register(Benchmark(
     check=_check_ipc_bandwidth,  # the same two checks: placement and buffer size
 ))
 
+
+
+# ---------------------------------------------------------------- one socket call (net_calls.c)
+
+SOCKCALL_OP, _SOCKCALL_OPS = op_choice("BL_SOCKCALL_", "send or recv, non-blocking")
+
+register(Benchmark(
+    name="socket_call_latency",
+    description="One non-blocking send or recv of message_bytes on a connected AF_UNIX stream "
+                "socket (LEBench's send and recv)",
+    unit="us",
+    counts="one call; the other end is drained (send) or filled (recv) in batches outside the "
+           "timing; both ends are this process's, so no wake-up is timed",
+    params=(SOCKCALL_OP,
+            Param("message_bytes", "size", 1, "bytes per call (LEBench: 1 and 96,000)",
+                  min=1, max=128 << 10),
+            CPU),
+    measure=lambda p, o, ns, tk, info: (_lib().bl_socket_call(
+        _SOCKCALL_OPS[p["op"]], p["message_bytes"], o, ns, tk, info), {}),
+    to_unit=_us,
+    check=_check_cpu_param,
+))

@@ -1,6 +1,7 @@
 """Registrations for csrc/proc.c: signals, process creation (in this
-interpreter or in the small C process csrc/proc_runner.c) and the context
-switch of a ring of processes."""
+interpreter or in the small C process csrc/proc_runner.c, with pages mapped
+first if asked), thread creation and the context switch of a ring of
+processes."""
 from __future__ import annotations
 
 import os
@@ -88,12 +89,14 @@ def _parent_size() -> dict:
     return out
 
 
-def _run_small_parent(op: int, program: str, o, ns, tk, info) -> int:
-    """process_creation in proc_runner, a small C process (see proc_runner.c);
-    its figures are copied into the arrays the harness passed."""
+def _run_small_parent(op: int, program: str, o, ns, tk, info, pages: int = 0,
+                      touch: int = 0) -> int:
+    """process_creation in proc_runner, a small C process (see proc_runner.c)
+    that first maps ``pages`` one-page mappings (written if ``touch``); its
+    figures are copied into the arrays the harness passed."""
     ffi = _ffi()
     args = [proc_runner(), str(op), program or "-", str(o.n_samples), str(o.n_warmup),
-            repr(o.target_sample_ns), repr(o.max_total_ns), str(o.cpu)]
+            repr(o.target_sample_ns), repr(o.max_total_ns), str(o.cpu), str(pages), str(touch)]
     p = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         out, err = p.communicate()
@@ -138,12 +141,19 @@ def _check_process(p: dict) -> None:
 def _measure_process(p, o, ns, tk, info):
     program = tiny_program() if p["op"] != "fork_exit" else ""
     op = _PROCESS_OPS[p["op"]] | (_lib().BL_PROCESS_LIBC_EXIT if p["child_exit"] == "exit" else 0)
+    pages, touch = p["mapped_pages"], int(p["touch_pages"] == "yes")
     if p["parent"] == "small":
         extras = {"parent": "proc_runner (a small C process)"}
-        rc = _run_small_parent(op, program, o, ns, tk, info)
+        rc = _run_small_parent(op, program, o, ns, tk, info, pages, touch)
     else:
-        extras = _parent_size()
-        rc = _lib().bl_process_creation(op, os.fsencode(program), o, ns, tk, info)
+        lib = _lib()
+        rc = lib.bl_map_extra_pages(pages, touch)
+        try:
+            extras = _parent_size()
+            if rc == lib.BL_OK:
+                rc = lib.bl_process_creation(op, os.fsencode(program), o, ns, tk, info)
+        finally:
+            lib.bl_unmap_extra_pages()
     if program:
         extras["program"] = program
     return rc, extras
@@ -171,10 +181,35 @@ register(Benchmark(
                   "op=fork_exit: the child leaves with _exit() (no libc clean-up) or exit() "
                   "(atexit handlers and stdio flushed, as lmbench3's lat_proc does; each page "
                   "it touches is a copy-on-write fault)", choices=("_exit", "exit")),
+            Param("mapped_pages", "int", 0,
+                  "pages the forking process maps first, each its own one-page shared "
+                  "anonymous mapping, so fork copies that many mappings (LEBench's big fork: "
+                  "6000, huge fork: 12000)", min=0, max=100_000),
+            Param("touch_pages", "choice", "no",
+                  "yes: each mapped page is written once before the timing (LEBench leaves "
+                  "them untouched)", choices=("no", "yes")),
             CPU),
     measure=_measure_process,
     to_unit=lambda ns, p: ns / 1e6,
     check=_check_process,
+    memory_bytes=lambda p: p["mapped_pages"] * os.sysconf("SC_PAGESIZE"),
+))
+
+
+# ---------------------------------------------------------------- thread creation
+
+register(Benchmark(
+    name="thread_creation",
+    description="Create a thread that returns at once and join it (pthread_create and "
+                "pthread_join, default attributes)",
+    unit="us",
+    counts="one thread, from pthread_create to the return of pthread_join; the C library "
+           "keeps the stack of a joined thread for the next one, so after the first the stack "
+           "is not mapped anew",
+    params=(CPU,),
+    measure=lambda p, o, ns, tk, info: no_extras(_lib().bl_thread_creation(o, ns, tk, info)),
+    to_unit=_us,
+    check=_check_cpu_param,
 ))
 
 

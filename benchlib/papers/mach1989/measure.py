@@ -14,10 +14,8 @@ pinned to one CPU with the server on the same CPU (``same_cpu``);
 """
 from __future__ import annotations
 
-import gzip
 import math
 import os
-import platform
 import re
 
 import numpy as np
@@ -26,6 +24,7 @@ import pandas as pd
 from benchlib.stats import intervals as iv
 from benchlib.measuring.benchmarks import have_rpc
 from benchlib.measuring.harness import run, sweep
+from benchlib.measuring.metadata import kernel_config_text
 from benchlib.papers import TableRows, measure_rows, pinned_cpu
 from benchlib.papers.mips import MipsRating, mips_rating  # noqa: F401 (re-exported)
 from benchlib.papers.mach1989 import paper
@@ -265,26 +264,13 @@ def unix_table(t: TableRows, cpu_ratio: float) -> pd.DataFrame:
 
 # ------------------------------------------------------------ how CPU time is counted here
 
-def _kernel_config() -> str:
-    for path in ("/proc/config.gz", f"/boot/config-{platform.release()}"):
-        try:
-            if path.endswith(".gz"):
-                with gzip.open(path, "rt") as f:
-                    return f.read()
-            with open(path) as f:
-                return f.read()
-        except OSError:
-            continue
-    return ""
-
-
 def cpu_time_accounting() -> dict:
     """How this kernel splits CPU time into user and system, from its
     configuration when it is readable: ``tick`` (each clock tick charged to
     the mode it interrupted, the total then scaled to the precise run time:
     the split has the tick's resolution, as in 1989) or ``precise`` (time
     taken at every kernel entry and exit); with the tick rate."""
-    cfg = _kernel_config()
+    cfg = kernel_config_text()[0]
     hz = re.search(r"^CONFIG_HZ=(\d+)", cfg, re.M)
     if re.search(r"^CONFIG_VIRT_CPU_ACCOUNTING_GEN=y", cfg, re.M) or \
             re.search(r"^CONFIG_VIRT_CPU_ACCOUNTING_NATIVE=y", cfg, re.M):
