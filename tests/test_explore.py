@@ -48,7 +48,7 @@ def fake_measure(monkeypatch):
     else 1.0; the resolution of the parameters is the registry's own."""
     calls = []
 
-    def measure(bench, params, profile, n_samples):
+    def measure(bench, params, profile, n_samples, setup=None):
         calls.append((bench.name, dict(params)))
         if bench.name == "mem_latency":
             med = 1.0 + math.log2(params["size_bytes"])
@@ -151,7 +151,8 @@ def test_a_measurement_finds_every_paper_cell_declared_for_it():
     assert cells_matching("syscall", {"op": "getpid", "cpu": -1}, MACHINE) == [
         ("ousterhout1990", "table02", "time_us", "pinned"),
         ("mach1989", "unix_calls", "getpid_us", ""),
-        ("laibaker1996", "system_call", "time_us", "pinned")]
+        ("laibaker1996", "system_call", "time_us", "pinned"),
+        ("ren2019", "tests", "latency_us", "getpid")]
     assert cells_matching("syscall", {"op": "write", "cpu": 0}, MACHINE) == [
         ("mcvoy1996", "null_syscall", "null_syscall_us", "")]
     assert cells_matching("syscall", {"op": "stat", "cpu": 0}, MACHINE) == []
@@ -159,7 +160,7 @@ def test_a_measurement_finds_every_paper_cell_declared_for_it():
     assert cells_matching("pipe_latency", {"placement": "different_cpus"}, MACHINE) == [
         ("ousterhout1990", "table03", "time_ms", "different_cpus")]
     assert [c[0] for c in cells_matching("pipe_latency", {"placement": "same_cpu"}, MACHINE)] \
-        == ["ousterhout1990", "mcvoy1996"]
+        == ["ousterhout1990", "mcvoy1996", "ren2019"]
 
 
 def test_a_sized_cell_matches_by_its_rule_on_the_result_s_machine():
