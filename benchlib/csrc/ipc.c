@@ -163,8 +163,8 @@ int bl_pipe_latency(const bl_opts *o, double *ns, double *ticks, bl_info *info)
  * limit for the run and put back after it, and the write ends are moved to
  * descriptors >= FD_SETSIZE so that select's read ends fit under it.
  *
- * files=1 waits on n opens of one regular file instead (lmbench3's
- * lat_select "file"): a file has no poll method, so each descriptor costs
+ * files=1 waits on n opens of one regular file instead (the classic
+ * "select on files" figure): a file has no poll method, so each descriptor costs
  * the call only its lookup and the default "ready" mask, where a pipe's
  * poll takes its lock and its wait queue.  The file is a memfd (nothing
  * left on disk), each descriptor a separate open of it; epoll refuses

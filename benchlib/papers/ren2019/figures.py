@@ -33,7 +33,7 @@ def heatmap(table: str = "heatmap_e5_2630v3", title: str = ""):
     return fig
 
 
-def switch_costs(costs: pd.DataFrame, title: str = ""):
+def switch_costs_figure(costs: pd.DataFrame, title: str = ""):
     """One panel per switched condition: each test's ratio t(switched) /
     t(as found) with its 95 % interval, coloured by verdict."""
     conds = sorted(dict.fromkeys(costs["condition"]))
@@ -72,7 +72,7 @@ def switch_costs(costs: pd.DataFrame, title: str = ""):
     return fig
 
 
-def cost_shares(shares: pd.DataFrame, title: str = ""):
+def cost_shares_figure(shares: pd.DataFrame, title: str = ""):
     """Per test: the share (%) of its time here that the switches in force,
     turned off, take away, with its (propagated) 95 % interval."""
     df = shares.dropna(subset=["share_pct"])
