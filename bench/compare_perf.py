@@ -48,7 +48,9 @@ The files of disk_io and fio live in a temporary folder under --directory
 (default: the temp dir, which must allow O_DIRECT), removed at the end.
 Bandwidth pairs get more rounds (up to --max-rounds) until their ratio's
 95% interval is within +-5 %; one that never narrows is reported as
-host-unstable, not as a median.  Output: compare_perf.json, .csv and .png
+host-unstable, not as a median.  Any pair whose median is inside +-10 %
+but whose interval crosses the band's edge also gets more rounds, up to
+--max-rounds, until the interval falls inside (or the rounds run out).  Output: compare_perf.json, .csv and .png
 (the ratios with their intervals and the +-10 % band, the machine named)
 and .md (the table for docs/peers.md),
 rewritten after every round from the second and on Ctrl-C, so that a long
@@ -104,20 +106,27 @@ def measure_round(pairs: list[Pair], rng: random.Random) -> None:
 
 
 def needs_more_rounds(p: Pair) -> bool:
-    """A bandwidth pair whose ratio's 95 % interval is still wider than
-    +-min_rounds_rel_ci of its median."""
-    if p.min_rounds_rel_ci is None or len(p.values["ours"]) < 3:
+    """A pair whose verdict more rounds can still change: a bandwidth pair
+    whose ratio's 95 % interval is still wider than +-min_rounds_rel_ci of
+    its median, or any pair whose median lies inside the +-10 % band while
+    its interval crosses the band's edge (one noisy round of five stretches
+    a bootstrap interval of the median to that round; more rounds decide
+    whether the pair agrees)."""
+    if len(p.values["ours"]) < 3:
         return p.min_rounds_rel_ci is not None
     s = paired_ratio(p.values["ours"], p.values["theirs"], band=AGREE_BAND)
-    return (s["ci_high"] - s["ci_low"]) / 2 > p.min_rounds_rel_ci * s["ratio_median"]
+    if p.min_rounds_rel_ci is not None and \
+            (s["ci_high"] - s["ci_low"]) / 2 > p.min_rounds_rel_ci * s["ratio_median"]:
+        return True
+    return AGREE_BAND[0] <= s["ratio_median"] <= AGREE_BAND[1] and not s["ci_inside_band"]
 
 
 def run_rounds(pairs: list[Pair], rounds: int, rng: random.Random, max_rounds: int | None = None,
                after_round: Callable[[int], None] | None = None) -> None:
     """``rounds`` rounds of every pair; then, up to ``max_rounds`` in all,
-    more rounds of the bandwidth pairs whose ratio is not yet known to +-5 %
-    (a noisy host needs more of them; one that never settles is reported
-    as such)."""
+    more rounds of the pairs whose verdict is not yet decided
+    (:func:`needs_more_rounds`: a noisy host needs more of them; a
+    bandwidth pair that never settles is reported as such)."""
     for k in range(rounds):
         t0 = time.monotonic()
         measure_round(pairs, rng)
@@ -131,8 +140,9 @@ def run_rounds(pairs: list[Pair], rounds: int, rng: random.Random, max_rounds: i
             break
         k += 1
         measure_round(more, rng)
-        print(f"round {k}/{max_rounds}: {len(more)} bandwidth pairs not yet known to "
-              f"+-{100 * BANDWIDTH_REL_CI:.0f} %", flush=True)
+        print(f"round {k}/{max_rounds}: {len(more)} pairs not yet decided "
+              f"(bandwidth to +-{100 * BANDWIDTH_REL_CI:.0f} %, or an interval across the "
+              f"+-10 % band's edge)", flush=True)
         if after_round:
             after_round(k)
 
@@ -316,8 +326,9 @@ def main() -> int:
     ap.add_argument("--lmbench", type=Path, default=None,
                     help="folder of lmbench3's programs: measure its pairs too")
     ap.add_argument("--max-rounds", type=int, default=None,
-                    help="bandwidth pairs get more rounds, up to this many in all, until their "
-                         "ratio is known to +-5 %% (default: 3 x --rounds)")
+                    help="undecided pairs get more rounds, up to this many in all: bandwidth "
+                         "until the ratio is known to +-5 %%, any pair until its interval "
+                         "falls inside +-10 %% (default: 3 x --rounds)")
     ap.add_argument("--no-bandwidth", action="store_true",
                     help="leave out likwid-bench, mbw and perf's memset")
     ap.add_argument("--out", type=Path, default=Path("results/bench"))

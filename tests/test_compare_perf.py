@@ -180,3 +180,14 @@ def test_the_report_is_rewritten_after_every_round_from_the_second(tmp_path):
     assert seen == [(2, 2, 2), (3, 3, 3)]
     assert (tmp_path / "compare_perf.csv").read_text().count("\n") == 2
     assert not list(tmp_path.glob("*.tmp"))
+
+
+def test_an_undecided_latency_pair_gets_more_rounds():
+    # median 1.01, one round of five at 1.25: the interval crosses 1.10
+    undecided = _pair("fstat | lat_syscall", [1.0, 1.01, 1.02, 0.99, 1.25], [1.0] * 5)
+    assert compare_perf.needs_more_rounds(undecided)
+    decided = _pair("stat | lat_syscall", [1.0, 1.01, 1.02, 0.99, 1.0], [1.0] * 5)
+    assert not compare_perf.needs_more_rounds(decided)
+    # a real difference (median outside the band) is not chased with more rounds
+    differs = _pair("fork | lat_proc", [0.85, 0.86, 0.84, 0.87, 0.99], [1.0] * 5)
+    assert not compare_perf.needs_more_rounds(differs)
