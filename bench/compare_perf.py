@@ -63,6 +63,7 @@ import csv
 import json
 import random
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -312,6 +313,10 @@ def write_report(pairs: list[Pair], header: dict, out: Path, quiet: bool = False
     return report
 
 
+def _interrupt(signum, frame):
+    raise KeyboardInterrupt
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--rounds", type=int, default=7)
@@ -339,6 +344,11 @@ def main() -> int:
     if not args.directory.is_dir():
         print(f"compare_perf: no such directory: {args.directory}", file=sys.stderr)
         return 2
+    # a run started in the background (nohup ... &) ignores SIGINT, and one
+    # stopped by `kill` gets SIGTERM: both stop it as Ctrl-C does, so the
+    # report keeps every round measured and the temporary folder goes
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGTERM, _interrupt)
     workdir = Path(tempfile.mkdtemp(prefix="compare_perf-", dir=args.directory))
     pairs: list[Pair] = []
     header: dict = {}

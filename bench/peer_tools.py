@@ -240,7 +240,11 @@ def make_pairs(t: Tools) -> list[Pair]:
         Pair("syscall op=getpid | perf bench syscall basic", "us",
              lambda: t.benchlib("syscall", "op=getpid", f"cpu={c}")["value"],
              lambda: t.perf_usecs_per_op("syscall", "basic", "-l", "3000000"), "perf",
-             "benchlib run syscall -p op=getpid", "perf bench syscall basic -l 3000000"),
+             "benchlib run syscall -p op=getpid", "perf bench syscall basic -l 3000000",
+             # perf's "basic" calls getppid: getpid is another system call
+             # (no RCU walk to the parent), which on some kernels and CPUs
+             # costs less; the getppid pair is the like-for-like one
+             explained_by="syscall op=getppid | perf bench syscall basic"),
         Pair("pipe_latency same_cpu | perf bench sched pipe (processes)", "us",
              lambda: t.benchlib("pipe_latency", "placement=same_cpu", f"cpu={c}")["value"],
              lambda: t.perf_usecs_per_op("sched", "pipe", "-l", "200000"), "perf",
