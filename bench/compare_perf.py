@@ -330,6 +330,10 @@ def main() -> int:
                     help="then windows of five back-to-back `benchlib run syscall` (run-to-run spread)")
     ap.add_argument("--lmbench", type=Path, default=None,
                     help="folder of lmbench3's programs: measure its pairs too")
+    ap.add_argument("--lmbench-enough", type=int, default=None, metavar="US",
+                    help="lmbench3's ENOUGH: microseconds per timed sample, instead of its own "
+                         "calibration (which takes most of its wall time on some guests); "
+                         "recorded in the report")
     ap.add_argument("--max-rounds", type=int, default=None,
                     help="undecided pairs get more rounds, up to this many in all: bandwidth "
                          "until the ratio is known to +-5 %%, any pair until its interval "
@@ -353,7 +357,7 @@ def main() -> int:
     pairs: list[Pair] = []
     header: dict = {}
     try:
-        tools = Tools(args.cpu, workdir, args.lmbench)
+        tools = Tools(args.cpu, workdir, args.lmbench, args.lmbench_enough)
         pairs = make_pairs(tools)
         if not args.no_bandwidth:
             pairs += bandwidth_pairs(tools)
@@ -379,7 +383,8 @@ def main() -> int:
               flush=True)
         machine = json.loads(subprocess.run([*BENCHLIB, "info", "--json"], capture_output=True,
                                             text=True, check=True).stdout)
-        header = {"rounds": args.rounds, "cpu": args.cpu, "seed": seed, "machine": machine}
+        header = {"rounds": args.rounds, "cpu": args.cpu, "seed": seed, "machine": machine,
+                  "lmbench_enough_us": args.lmbench_enough}
         # the report is rewritten after every round from the second on: a
         # long run that a noisy host makes longer, or a Ctrl-C, keeps what
         # was measured

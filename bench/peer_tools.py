@@ -4,6 +4,7 @@ functions of recorded text (tests/test_compare_perf.py)."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -41,15 +42,20 @@ class Pair:
 class Tools:
     """The commands, all under one `taskset -c CPU`."""
 
-    def __init__(self, cpu: int, workdir: Path, lmbench: Path | None = None):
+    def __init__(self, cpu: int, workdir: Path, lmbench: Path | None = None,
+                 lmbench_enough_us: int | None = None):
         self.cpu, self.workdir, self.lmbench = cpu, workdir, lmbench
         self.pin = ["taskset", "-c", str(cpu)]
+        # lmbench3 reads ENOUGH (microseconds per timed sample) from the
+        # environment; unset, it calibrates it first, which on some guests
+        # takes most of a program's wall time (36 s on the EPYC guest)
+        self.lmbench_env = None
+        if lmbench_enough_us is not None:
+            self.lmbench_env = {**os.environ, "ENOUGH": str(int(lmbench_enough_us))}
 
     def lmbench_us(self, program: str, *args: str) -> float:
         """lmbench3's "<what>: <x> microseconds" line (it prints to stderr)."""
-        p = subprocess.run(self.pin + [str(self.lmbench / program), "-N", "5", *args],
-                           capture_output=True, text=True, check=True)
-        return lmbench_microseconds(p.stderr + p.stdout)
+        return lmbench_microseconds(self.lmbench_out(program, *args))
 
     @staticmethod
     def timed(f: Callable[[], float]) -> tuple[float, float]:
@@ -80,7 +86,8 @@ class Tools:
 
     def lmbench_out(self, program: str, *args: str, cwd: Path | None = None) -> str:
         p = subprocess.run(self.pin + [str(self.lmbench / program), "-N", "5", *args],
-                           capture_output=True, text=True, check=True, cwd=cwd)
+                           capture_output=True, text=True, check=True, cwd=cwd,
+                           env=self.lmbench_env)
         return p.stderr + p.stdout
 
     def lmbench_mb_s(self, program: str, *args: str) -> float:
