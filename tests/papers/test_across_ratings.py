@@ -54,14 +54,45 @@ def test_a_candidate_not_applied_is_the_quoted_figure(ratings):
     assert "not applied" in r.reason
 
 
+# The CPU DB rows (Stanford CPU DB, table spec_int1992) the ratings quote:
+# id, processor, availability, sponsor, model, SPECint_base92, SPECint92, the six
+# benchmarks' ratios, and the link to the SPEC result.
+CPUDB_FIELDS = ["spec_int1992_id", "processor_id", "hw_avail", "test_sponsor", "hw_model",
+                "basemean", "peakmean"]
+
+
+def _cpudb(quote: str) -> dict:
+    return dict(zip(CPUDB_FIELDS, quote.split(",")[:len(CPUDB_FIELDS)]))
+
+
 @needs_shared("seeds", "002_88ef87013b5cb00d.txt")
 @pytest.mark.parametrize("os_", ["Linux", "FreeBSD", "Solaris"])
-def test_lai_baker_clock_is_the_slides_and_the_nearest_figure_is_quoted(ratings, os_):
+def test_lai_baker_is_the_median_published_figure_at_the_slides_clock(ratings, os_):
     r = ratings.loc[("laibaker1996", os_)]
     assert r.cpu_mhz == 100 and "100 MHZ Pentium" in LB_SEED.read_text()
     assert "100 MHZ Pentium" in lb.PLATFORM and "100 MHZ Pentium" in r.cpu_mhz_source
-    assert r.status == "unrated" and "120 MHz, delivers 140 SPECint92" in r.quote
+    row = _cpudb(r.quote)
+    assert r.status == "rated" and float(row["peakmean"]) == r.specint92 == 118.1
+    assert row["spec_int1992_id"] == "136" and "815\\100" in r.quote and "Pentium" in r.quote
+    assert "spec.i815100.cint92.6_95" in r.quote and "spec.i815100.cint92.6_95" in r.source
+    # the nine published 100 MHz figures the reason cites: 118.1 is their median
+    nine = [96.2, 138.5, 118.1, 143.9, 150.8, 100.0, 118.1, 112.7, 121.9]
+    assert sorted(nine)[4] == 118.1 and min(nine) == 96.2 and max(nine) == 150.8
+    assert "96.2" in r.reason and "150.8" in r.reason and "median" in r.reason
     assert "140" in r.reason and "not scaled" in r.reason
+
+
+@needs_shared("seeds", "004_5ba21df995770832.txt")
+def test_linux_i686_is_the_published_166_mhz_pentium_pro(ratings):
+    r = ratings.loc[("mcvoy1996", "Linux i686")]
+    words = "linux intel uni linux pentium pro"       # Table 1's one Linux Pentium Pro system
+    assert _table1().count(words) == 1 and words in r.cpu_mhz_source
+    row = _cpudb(r.quote)
+    assert r.status == "rated" and float(row["peakmean"]) == r.specint92 == 327.1
+    assert row["hw_model"] == "Alder" and "(166MHz; 512KB L2) 166MHz Pentium Pro" in r.quote
+    assert r.cpu_mhz == 167 and "i686@167Mhz" in r.cpu_mhz_source     # lmbench's measured clock
+    assert "166 MHz" in r.reason and "2.5x" in r.reason               # the 166 MHz part
+    assert "spec.inteli4.cint92.12_95" in r.source
 
 
 def _table1() -> str:
@@ -136,7 +167,9 @@ def test_the_clock_a_rating_names_is_the_rows_clock(df):
     sun = df[df.row_label == "SunOS-5.5 sun4u@167"]
     assert (sun.cpu_mhz == 167).all() and (sun.cpu_rating == 250).all()
     lb_rows = df[df.paper == "laibaker1996"]
-    assert (lb_rows.cpu_mhz == 100).all() and lb_rows.cpu_rating.isna().all()
+    assert (lb_rows.cpu_mhz == 100).all() and (lb_rows.cpu_rating == 118.1).all()
+    i686 = df[(df.paper == "mcvoy1996") & (df.row_label == "Linux i686")]
+    assert len(i686) == 12 and (i686.cpu_mhz == 167).all() and (i686.cpu_rating == 327.1).all()
 
 
 def _broken(monkeypatch, edit):
