@@ -72,7 +72,9 @@ def test_lai_baker_is_the_median_published_figure_at_the_slides_clock(ratings, o
     assert r.cpu_mhz == 100 and "100 MHZ Pentium" in LB_SEED.read_text()
     assert "100 MHZ Pentium" in lb.PLATFORM and "100 MHZ Pentium" in r.cpu_mhz_source
     row = _cpudb(r.quote)
-    assert r.status == "rated" and float(row["peakmean"]) == r.specint92 == 118.1
+    # the board is not named: a published figure for the CPU and clock, not for this machine
+    assert r.status == "estimate" and "board" in r.basis
+    assert float(row["peakmean"]) == r.specint92 == 118.1
     assert row["spec_int1992_id"] == "136" and "815\\100" in r.quote and "Pentium" in r.quote
     assert "spec.i815100.cint92.6_95" in r.quote and "spec.i815100.cint92.6_95" in r.source
     # the nine published 100 MHz figures the reason cites: 118.1 is their median
