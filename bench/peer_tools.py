@@ -78,10 +78,16 @@ class Tools:
         return lmbench_microseconds(self.lmbench_out(program, *args, cwd=self.workdir))
 
     def lmbench_file_mb_s(self, program: str, path: Path, *args: str) -> float:
-        if program.startswith(("bw_file", "bw_mmap")) and not path.exists():
-            with open(path, "wb") as f:
-                f.write(b"\0" * (64 * MiB))
-            subprocess.run(["cat", str(path)], stdout=subprocess.DEVNULL, check=True)  # cached
+        if program.startswith(("bw_file", "bw_mmap")):
+            if not path.exists():
+                with open(path, "wb") as f:
+                    f.write(b"\0" * (64 * MiB))
+            # read it through before every run, as benchlib's reread makes its
+            # file just before: the file is made once and reused, and a kernel
+            # that pages out cold memory (DAMON's pageout scheme, machine info
+            # "damon") drops it between rounds, so the peer would reread part
+            # of it from the disk
+            subprocess.run(["cat", str(path)], stdout=subprocess.DEVNULL, check=True)
         return self.lmbench_mb_s(program, *args)
 
     def lmbench_out(self, program: str, *args: str, cwd: Path | None = None) -> str:

@@ -186,3 +186,25 @@ def test_a_record_names_the_process_that_ran_its_loop(result):
         assert key in p
     for key in ("cpu_vulnerabilities", "smt", "kernel_cmdline", "thp_defrag"):
         assert key in rec["machine"]
+
+
+def test_damon_pageout_is_read_from_sysfs(tmp_path):
+    """A running kdamond whose scheme pages out memory cold for 12
+    aggregation intervals of 5 s: the machine info says so, with the age in
+    seconds; a stopped one, or none, gives nothing."""
+    from benchlib.measuring.metadata import damon_schemes
+    assert damon_schemes(tmp_path) == []
+    k = tmp_path / "sys/kernel/mm/damon/admin/kdamonds/0"
+    sc = k / "contexts/0/schemes/0"
+    for rel, text in (("state", "on"), ("contexts/0/operations", "paddr"),
+                      ("contexts/0/monitoring_attrs/intervals/aggr_us", "5000000"),
+                      ("contexts/0/schemes/0/action", "pageout"),
+                      ("contexts/0/schemes/0/access_pattern/age/min", "12"),
+                      ("contexts/0/schemes/0/access_pattern/nr_accesses/max", "1")):
+        (k / rel).parent.mkdir(parents=True, exist_ok=True)
+        (k / rel).write_text(text + "\n")
+    assert sc.is_dir()
+    assert damon_schemes(tmp_path) == [{"kdamond": "0", "operations": "paddr", "action": "pageout",
+                                        "min_age_s": 60.0, "max_accesses": "1"}]
+    (k / "state").write_text("off\n")
+    assert damon_schemes(tmp_path) == []

@@ -122,6 +122,31 @@ def thp_settings(root="/") -> dict:
     return {"enabled": _bracketed(_read(d / "enabled")), "defrag": _bracketed(_read(d / "defrag"))}
 
 
+def damon_schemes(root="/") -> list[dict]:
+    """What DAMON, the kernel's data-access monitor, does here: one entry
+    per running kdamond's scheme, with the action it applies (``pageout``
+    drops cold pages: a file or buffer left untouched for ``min_age_s``
+    seconds is paged out, so a later "cached" reread is partly a disk read)
+    and the access pattern that triggers it.  Empty where no kdamond runs
+    or sysfs has no DAMON."""
+    out = []
+    for k in sorted((Path(root) / "sys/kernel/mm/damon/admin/kdamonds").glob("[0-9]*")):
+        if _read(k / "state") != "on":
+            continue
+        for ctx in sorted((k / "contexts").glob("[0-9]*")):
+            aggr_us = _read(ctx / "monitoring_attrs/intervals/aggr_us")
+            for sc in sorted((ctx / "schemes").glob("[0-9]*")):
+                age_min = _read(sc / "access_pattern/age/min")
+                out.append({
+                    "kdamond": k.name, "operations": _read(ctx / "operations"),
+                    "action": _read(sc / "action"),
+                    "min_age_s": (int(age_min) * int(aggr_us) / 1e6
+                                  if age_min and aggr_us and age_min.isdigit() and aggr_us.isdigit()
+                                  else None),
+                    "max_accesses": _read(sc / "access_pattern/nr_accesses/max")})
+    return out
+
+
 def cpufreq_policy() -> dict | None:
     """The frequency policy of CPU 0: driver, governor, energy preference and
     limits; None where the guest exposes no cpufreq (common on VMs)."""
@@ -168,6 +193,7 @@ def _static_info() -> dict:
         "cpufreq_governor": (policy or {}).get("scaling_governor"),
         "cpufreq_policy": policy,
         "smt": smt_state(),
+        "damon": damon_schemes(),
         "cpu_mitigations": cpu_mitigations(),
         "cpu_vulnerabilities": cpu_vulnerabilities(),
         "kernel_cmdline": _read("/proc/cmdline"),
