@@ -44,13 +44,16 @@ HIT_FRACTION = 0.5
 
 
 def same_set_curve(latency: pd.DataFrame, page: int = PAGE_BYTES) -> pd.DataFrame | None:
-    """The same-set chase's points in a latency table (rows at stride_bytes
-    = ``page``, any order, at most MAX_SET_LINES lines): lines, and the
+    """The same-set chase's points in a latency table (rows of pattern
+    same_set where there are any, else every row at stride_bytes = ``page``
+    in any order; at most MAX_SET_LINES lines): lines, and the
     fastest latency measured at that count (a neighbour only slows a
     point); None when there are none."""
     if "stride_bytes" not in latency:
         return None
     d = latency[pd.to_numeric(latency["stride_bytes"], errors="coerce") == page]
+    if "pattern" in d and (d["pattern"].astype(str) == "same_set").any():
+        d = d[d["pattern"].astype(str) == "same_set"]      # the chase made for it
     if d.empty:
         return None
     lines = (d["size_bytes"].astype(float) // page).astype(int)

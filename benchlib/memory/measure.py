@@ -38,7 +38,7 @@ from benchlib.memory.hierarchy import MemoryResult
 from benchlib.stats import intervals as iv
 
 # Sampling of each grid point and of the few deciding points: benchlib.profiles
-# ("memory.grid_sampling", "memory.point_sampling").
+# ("memory.grid_sampling", "memory.point_sampling", "memory.walk_sampling").
 
 
 def max_size_bytes(machine: dict) -> int:
@@ -84,10 +84,16 @@ def measure(profile: str = "quick", progress: bool = True, strides: list[int] | 
     ring, ring_passes = _best_of_passes("mem_latency", {"size_bytes": first}, p.passes, grid,
                                         progress, repeat_below=p.repeat_below, **ring_kw)
     parts = [ring]
-    for s, sizes in p.stride_curves:
-        parts.append(_latency_rows(sweep("mem_latency", {"size_bytes": list(sizes)},
-                                         stride_bytes=s, pattern="stride", huge_pages="off",
-                                         profile=grid, progress=progress, recorder=recorder)))
+
+    def stride_curves(top=None):
+        return [_latency_rows(sweep("mem_latency", {"size_bytes": [x for x in sizes
+                                                                   if top is None or x <= top]},
+                                    stride_bytes=s, pattern="stride", huge_pages="off",
+                                    profile=grid, progress=progress, recorder=recorder))
+                for s, sizes in p.stride_curves]
+
+    if not p.adaptive:
+        parts += stride_curves()
     if p.set_lines:
         # the same-set chase: N lines one page apart, in random order (the
         # first level's ways); its lap is short, one pass is enough
@@ -135,10 +141,17 @@ def measure(profile: str = "quick", progress: bool = True, strides: list[int] | 
                        ring_passes=None if data.ring_passes is None else
                        pd.concat([data.ring_passes, ext], ignore_index=True))
         look = _first_look(data)
-    data = replace(data, line_strides=line_strides_at(planning.line_sizes(look, p)))
+    line_sizes = planning.line_sizes(look, p)
+    # the paper-style stride curves up to the line-size strides' sizes (past
+    # the last cache the first look found; the scan's top where it found none)
+    data = replace(data, line_strides=line_strides_at(line_sizes),
+                   latency=pd.concat([data.latency] + stride_curves(max(line_sizes)),
+                                     ignore_index=True))
     sizes = planning.walk_sizes(look, p.walk_per_octave)
     if sizes:
-        data = replace(data, walk=measure_walk(sizes, p.passes, point, progress, recorder=recorder))
+        data = replace(data, walk=measure_walk(sizes, p.passes,
+                                               setting("memory.walk_sampling", profile),
+                                               progress, recorder=recorder))
     sizes = planning.revisit_sizes(_first_look(data))
     if sizes:
         data = replace(data, revisit=measure_revisit(sizes, profile, progress, recorder=recorder))
