@@ -77,6 +77,13 @@ SETTINGS: dict[str, dict[str, Any]] = {
         "smoke": Profile("smoke", n_samples=3, n_warmup=0, target_sample_ms=0.05, max_total_s=0.05),
         "quick": Profile("quick", n_samples=9, n_warmup=1, target_sample_ms=0.5, max_total_s=0.2),
         "full": Profile("full", n_samples=15, n_warmup=1, target_sample_ms=1.0, max_total_s=0.5)},
+    # the random walk's points: many short samples, each point read at its
+    # fastest (a neighbour on the core slows a walk for a millisecond at a
+    # time, so more, shorter samples catch more of the cache alone)
+    "memory.walk_sampling": {
+        "smoke": Profile("smoke", n_samples=3, n_warmup=0, target_sample_ms=0.05, max_total_s=0.05),
+        "quick": Profile("quick", n_samples=21, n_warmup=1, target_sample_ms=0.2, max_total_s=0.2),
+        "full": Profile("full", n_samples=31, n_warmup=1, target_sample_ms=0.4, max_total_s=0.5)},
     # the bandwidth mountain: points per octave and strides
     "memory.mountain": {"smoke": (0.5, [8, 64]), "quick": (1, [8, 16, 32, 64, 128, 256, 512]),
                         "full": (2, [8, 16, 32, 64, 128, 256, 512])},

@@ -31,8 +31,15 @@ from scipy.special import betainc, gammaln
 
 SMALL_PAGE = 4096
 HUGE_PAGE = 2 << 20
-#: Associativities tried.
+#: Associativities tried by the ring's LRU model (its shape is the policy's:
+#: a coarse grid, the ways are read from the walk and the same-set chase).
 WAYS_GRID = (4, 8, 12, 16, 20)
+#: Associativities tried by the random walk's model, whose shape any policy
+#: shares: every count from direct-mapped to 32 ways.
+WALK_WAYS_GRID = tuple(range(1, 33))
+#: A point slower than the model by more than this many sigma weighs by a
+#: Cauchy tail (:func:`_slow_tail`), not a Gaussian.
+SLOW_TAIL = 2.0
 #: A 95 % interval for one parameter: chi-square within this of the best.
 DELTA_CHI2 = 4.0
 #: Capacities tried: this many per octave, within SEARCH_OCTAVES of the guess.
@@ -123,6 +130,16 @@ class Transition:
     latencies_ns: tuple[float, float] | None = None
     rss: float | None = None
     edge_of_grid: bool = False
+    # the ways whose best fit is within DELTA_CHI2 (None: not bounded, e.g.
+    # a sharp step whose shape does not depend on them), and the noise
+    # the fit estimated (relative)
+    ways_low: int | None = None
+    ways_high: int | None = None
+    noise: float | None = None
+    # the deviance with a Gaussian for every point, where the capacity came
+    # from the one-sided likelihood (levels: how many levels a curve has is
+    # decided on it)
+    deviance_gauss: float | None = None
 
     def to_dict(self) -> dict:
         return {"size_bytes": self.size_bytes, "size_bytes_low": self.size_bytes_low,
@@ -150,20 +167,23 @@ def staircase(ws_bytes, latencies_ns, transitions) -> np.ndarray:
     return lat
 
 
-def _nested(w, lats, fixed, k, hk, colours_k):
+def _nested(w, lats, fixed, k, hk, colours_k, pre=None):
     """Latency and its placement variance for a batch of candidate kept
     fractions ``hk`` (B, n) of level k (with ``colours_k`` page colours, (B, 1)),
     every other level held at ``fixed``.
 
     Placement variance: a level's lines are kept or lost a colour at a time,
     so over random placements its kept fraction h varies by about
-    h (1 - h) / colours; the latency by that times the step squared."""
+    h (1 - h) / colours; the latency by that times the step squared.
+    ``pre``: the other levels' (kept fraction, colours), computed once."""
     lat = np.zeros_like(hk)
     var = np.zeros_like(hk)
     prev = np.zeros((1, len(w)))
     for j in range(len(fixed)):
         if j == k:
             h, col = hk, colours_k
+        elif pre is not None:
+            h, col = pre[j]
         else:
             c, wy, pg = fixed[j]
             h = kept_fraction(w, c, wy, pg)[None, :]
@@ -176,7 +196,7 @@ def _nested(w, lats, fixed, k, hk, colours_k):
     return lat + lats[-1] * (1 - prev), var
 
 
-def _fit_one(w, y, sigma, lats, fixed, k, guess, pages, ways_grid):
+def _fit_one(w, y, sigma, lats, fixed, k, guess, pages, ways_grid, robust=False):
     """Chi-square over a grid of capacities for level k and every shape
     (ways, page), the other levels held at ``fixed``.  Returns (grid,
     {shape key: (chi array, ways, page)}); shapes that are sharp over the
@@ -184,6 +204,8 @@ def _fit_one(w, y, sigma, lats, fixed, k, guess, pages, ways_grid):
     n = int(SEARCH_OCTAVES * GRID_PER_OCTAVE)
     grid = guess * 2.0 ** (np.arange(-n, n + 1) / GRID_PER_OCTAVE)
     shapes = {}
+    pre = {j: (kept_fraction(w, *fixed[j])[None, :], colours(*fixed[j]))
+           for j in range(len(fixed)) if j != k}
     for page in pages:
         for ways in ways_grid:
             key = ("sharp", ways) if bool(np.all(grid / ways <= page)) else (ways, page)
@@ -191,19 +213,22 @@ def _fit_one(w, y, sigma, lats, fixed, k, guess, pages, ways_grid):
                 continue
             hk = kept_fraction(w[None, :], grid[:, None], ways, page)
             col = np.maximum(1.0, grid / ways / page)[:, None]
-            lat, var = _nested(w, lats, fixed, k, hk, col)
+            lat, var = _nested(w, lats, fixed, k, hk, col, pre)
             lat = np.maximum(lat, 1e-12)
             s2 = sigma ** 2 + var / lat ** 2
-            r2 = (y[None, :] - np.log(lat)) ** 2 / s2
-            # -2 ln likelihood (up to a constant): the variance depends on the model
-            dev = np.sum(r2 + np.log(s2 / sigma ** 2), axis=1)
+            r = (y[None, :] - np.log(lat)) / np.sqrt(s2)
+            r2 = r * r
+            # -2 ln likelihood (up to a constant): the variance depends on the
+            # model; a point slower than the model has a Cauchy tail
+            dev = np.sum((_slow_tail(r) if robust else r2) + np.log(s2 / sigma ** 2), axis=1)
             shapes[key] = (dev, ways, page, np.sum(r2, axis=1))
     return grid, shapes
 
 
 def fit_transitions(ws_bytes, latency_ns, latencies_ns, guesses_bytes, sigma: float,
                     pages=(SMALL_PAGE, HUGE_PAGE), ways_grid=WAYS_GRID,
-                    rounds: int = 2) -> list[Transition]:
+                    rounds: int = 2, only: int | None = None,
+                    robust: bool = False) -> list[Transition]:
     """Fit every cache's capacity to a latency-vs-working-set curve.
 
     ``latencies_ns``: the plateau latencies, main memory last;
@@ -215,24 +240,37 @@ def fit_transitions(ws_bytes, latency_ns, latencies_ns, guesses_bytes, sigma: fl
     current fit, for ``rounds`` rounds.  The interval is the contiguous run of
     capacities whose best chi-square (over shapes) is within DELTA_CHI2 of the
     minimum: a profile likelihood, so a sharp step between two measured
-    sizes gets the whole gap between them and its middle as the estimate."""
+    sizes gets the whole gap between them and its middle as the estimate.
+    A point slower than the model weighs by a Cauchy tail
+    (:func:`_slow_tail`; ``robust=False``: a Gaussian for every point, as
+    the choice of how many levels a curve has is made); the last round's
+    threshold grows with the misfit (the median squared residual over its
+    expectation).  ``only``: fit that level alone (the others held at their
+    guesses) and return its transition only."""
     w = np.asarray(ws_bytes, float)
     y = np.log(np.asarray(latency_ns, float))
     sigma = np.maximum(np.asarray(sigma, float), 1e-3)      # one, or one per point
     lats = [float(v) for v in latencies_ns]
     fixed = [(float(g), 8, HUGE_PAGE) for g in guesses_bytes]
     out: list[Transition | None] = [None] * len(fixed)
-    for _ in range(rounds):
-        for k in range(len(fixed)):
-            grid, shapes = _fit_one(w, y, sigma, lats, fixed, k, fixed[k][0], pages, ways_grid)
+    delta = DELTA_CHI2
+    for rnd in range(rounds):
+        if rnd and rnd == rounds - 1:
+            # the last round's intervals widen with the misfit: the profile's
+            # threshold times the median squared residual over its
+            # expectation for a right model (0.455), when that is above 1
+            delta = DELTA_CHI2 * max(1.0, _median_r2(w, y, sigma, lats, fixed) / 0.455)
+        for k in (range(len(fixed)) if only is None else [only]):
+            grid, shapes = _fit_one(w, y, sigma, lats, fixed, k, fixed[k][0], pages, ways_grid,
+                                    robust)
             chis = np.array([s[0] for s in shapes.values()])
             prof = chis.min(axis=0)
             i = int(np.argmin(prof))
             cmin = float(prof[i])
             lo = hi = i
-            while lo > 0 and prof[lo - 1] <= cmin + DELTA_CHI2:
+            while lo > 0 and prof[lo - 1] <= cmin + delta:
                 lo -= 1
-            while hi + 1 < len(grid) and prof[hi + 1] <= cmin + DELTA_CHI2:
+            while hi + 1 < len(grid) and prof[hi + 1] <= cmin + delta:
                 hi += 1
             # flat bottom (a sharp step between two measured sizes): its middle
             flat = np.nonzero(prof[lo:hi + 1] <= cmin + 1e-6 * max(1.0, cmin))[0] + lo
@@ -241,9 +279,9 @@ def fit_transitions(ws_bytes, latency_ns, latencies_ns, guesses_bytes, sigma: fl
             at = sorted(((float(s[0][j]), s[1], s[2]) for s in shapes.values()),
                         key=lambda t: t[0])
             best_chi, ways, page = at[0]
-            best_r2 = min(float(sh[3][j]) for sh in shapes.values()
-                          if float(sh[0][j]) == best_chi)
-            ok = [t for t in at if t[0] <= best_chi + DELTA_CHI2]
+            best_sh = next(sh for sh in shapes.values() if float(sh[0][j]) == best_chi)
+            best_r2 = float(best_sh[3][j])
+            ok = [t for t in at if t[0] <= best_chi + delta]
             # what placement fits: gradual on small pages, gradual on huge
             # pages, or sharp (index inside the page / contiguous memory)
             kinds = {t[2] if size / t[1] > t[2] else "sharp" for t in ok}
@@ -261,38 +299,101 @@ def fit_transitions(ws_bytes, latency_ns, latencies_ns, guesses_bytes, sigma: fl
                 ways_resolved="sharp" not in kinds and len({t[1] for t in ok}) == 1,
                 page_bytes=int(page), page_resolved=len(kinds) == 1,
                 gradual=bool(size / ways >= 2 * page), chi2=best_r2, n_points=len(w),
-                deviance=best_chi)
+                deviance=best_chi, edge_of_grid=bool(lo == 0 or hi == len(grid) - 1))
     res = [t for t in out if t is not None]
     if res:
         # each point's normalised residual under the final model: the median
         # of their squares judges the fit without letting a few points that
         # interference slowed decide it
-        c0, w0, p0 = fixed[0]
-        lat, var = _nested(w, lats, fixed, 0, kept_fraction(w, c0, w0, p0)[None, :],
-                           np.array([[colours(c0, w0, p0)]]))
-        lat = np.maximum(lat[0], 1e-12)
-        r2 = (y - np.log(lat)) ** 2 / (sigma ** 2 + var[0] / lat ** 2)
+        med = _median_r2(w, y, sigma, lats, fixed)
         for t in res:
-            t.r2_median = float(np.median(r2))
+            t.r2_median = med
     return res
 
 
+def _median_r2(w, y, sigma, lats, fixed) -> float:
+    """The median squared normalised residual of the model ``fixed``."""
+    c0, w0, p0 = fixed[0]
+    lat, var = _nested(w, lats, fixed, 0, kept_fraction(w, c0, w0, p0)[None, :],
+                       np.array([[colours(c0, w0, p0)]]))
+    lat = np.maximum(lat[0], 1e-12)
+    r2 = (y - np.log(lat)) ** 2 / (sigma ** 2 + var[0] / lat ** 2)
+    return float(np.median(r2))
+
+
+def _slow_tail(r):
+    """-2 ln likelihood (up to a constant) of normalised residuals ``r`` (data
+    minus model, over the noise): Gaussian for a point at or below the model,
+    a Cauchy tail (scale SLOW_TAIL) for one above it.  A neighbour on a shared
+    core or host only ever slows a chase, by any amount and for milliseconds
+    at a time: a point much slower than the model may be one it slowed, a
+    point faster than the model is evidence against the model."""
+    r = np.asarray(r, float)
+    c2 = SLOW_TAIL ** 2
+    return np.where(r <= 0, r * r, c2 * np.log1p(np.maximum(r, 0.0) ** 2 / c2))
+
+
+def _slow_weight(r):
+    """The iteratively reweighted least-squares weight of :func:`_slow_tail`."""
+    r = np.asarray(r, float)
+    return np.where(r <= 0, 1.0, 1.0 / (1.0 + np.maximum(r, 0.0) ** 2 / SLOW_TAIL ** 2))
+
+
+def _robust_scale(res) -> float:
+    """Noise of relative residuals: 1.4826 MAD about zero, at least 0.5 %."""
+    res = np.asarray(res, float)
+    res = res[np.isfinite(res)]
+    if not len(res):
+        return 0.005
+    return max(0.005, 1.4826 * float(np.median(np.abs(res))))
+
+
+WALK_IRLS = 3
+WALK_LOW_SCALE = True
+
+
+def _lower_scale(res) -> float:
+    """Noise of relative residuals from those below the model (a neighbour
+    only slows a point, so they are the clean ones): 1.4826 times their
+    median size, at least 1 % (a curve's own placement scatter)."""
+    res = np.asarray(res, float)
+    neg = -res[np.isfinite(res) & (res < 0)]
+    if len(neg) < 3:
+        return _robust_scale(res)
+    return max(0.01, 1.4826 * float(np.median(neg)))
+
+
+def _ways_interval(prof_by_ways: dict, best: float) -> tuple[int, int]:
+    """The ways whose best deviance is within DELTA_CHI2 of ``best``: (low, high)."""
+    ok = [w for w, d in prof_by_ways.items() if d <= best + DELTA_CHI2]
+    return (min(ok), max(ok)) if ok else (None, None)
+
+
 def fit_walk(ws_bytes, latency_ns, guess_bytes: float, below: tuple[float, float] | None,
-             pages=(SMALL_PAGE, HUGE_PAGE), ways_grid=WAYS_GRID,
+             pages=(SMALL_PAGE, HUGE_PAGE), ways_grid=WALK_WAYS_GRID,
              above: tuple[float, int, int] | None = None) -> Transition:
     """One cache's capacity from a random walk's latency curve
     (``access="walk"``: whatever the replacement policy, a set that n lines
-    share keeps ways/n of them), with its 95 % interval.
+    share keeps ways/n of them), with its 95 % interval and its ways.
 
     ``below``: (capacity, latency) of the cache under it, whose set index
     lies inside the page (its walk keeps min(1, C/W)), or None.  The
     latencies of this cache and of the level above it are not taken from
     elsewhere: for each capacity and shape (ways, page) they are the
     weighted least-squares solution (the model is linear in them), so
-    neither a ring chase's plateau nor its TLB share enters.  The noise is
-    estimated from the best fit's residuals (chi-square per degree of
-    freedom 1), and the interval is the capacities within DELTA_CHI2 of the
-    best, over every shape (a profile likelihood).
+    neither a ring chase's plateau nor its TLB share enters.
+
+    The residuals are relative; their noise is estimated from the best plain
+    fit's (1.4826 MAD), so the interval widens with the misfit.  A point
+    slower than the model weighs by a Cauchy tail, faster by a Gaussian
+    (:func:`_slow_tail`, reweighted least squares): what the host's
+    neighbours did to a few points does not move the capacity.  The
+    interval is the capacities within DELTA_CHI2 of the best deviance over
+    every shape (a profile likelihood); the ways are those whose best
+    deviance over capacities and pages lies within DELTA_CHI2
+    (``ways_low``, ``ways_high``), not resolved where that span is wider
+    than one either side, or where contiguous memory (no page colours, a
+    shape that does not depend on the ways) fits as well.
 
     ``above``: (capacity, ways, page) of a level between this cache and the
     next that the curve also spans, held fixed (its latency solved with the
@@ -306,9 +407,14 @@ def fit_walk(ws_bytes, latency_ns, guess_bytes: float, below: tuple[float, float
     h_lo = (np.minimum(1.0, below[0] / w) if below else np.zeros_like(w))
     base = (below[1] * h_lo) if below else np.zeros_like(w)
     wt = 1.0 / y                                   # relative residuals
-    best: dict = {}
+    t = (y - base) * wt
+    designs = {}
     for page in pages:
         for ways in ways_grid:
+            sharp = bool(np.all(grid / ways <= page))
+            key = ("sharp", page) if sharp else (ways, page)
+            if key in designs:
+                continue
             h = np.maximum(kept_fraction(w[None, :], grid[:, None], ways, page, "walk"),
                            h_lo[None, :])
             cols = [(h - h_lo[None, :]) * wt]                       # (grid, n) each
@@ -318,47 +424,85 @@ def fit_walk(ws_bytes, latency_ns, guess_bytes: float, below: tuple[float, float
                 cols.append((1.0 - hx) * wt)
             else:
                 cols.append((1.0 - h) * wt)
-            a = np.stack(cols, axis=2)                                # (grid, n, m)
-            t = (y - base) * wt
-            with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-                ata = np.einsum("gnm,gnk->gmk", a, a)
-                atb = np.einsum("gnm,n->gm", a, t)
-                ok_det = np.abs(np.linalg.det(ata)) > 1e-300
-                coef = np.full(atb.shape, np.nan)
-                coef[ok_det] = np.linalg.solve(ata[ok_det], atb[ok_det][..., None])[..., 0]
-                rss = ((t[None, :] - np.einsum("gnm,gm->gn", a, coef)) ** 2).sum(1)
-            l1, l2 = coef[:, 0], coef[:, -1]
-            bad = ~np.isfinite(rss) | ~(l1 > 0) | ~np.all(np.diff(coef, axis=1) > 0, axis=1)
-            rss = np.where(bad, np.inf, rss)
-            best[(ways, page)] = (rss, l1, l2)
-    rss_all = np.array([v[0] for v in best.values()])
-    prof = rss_all.min(axis=0)
+            designs[key] = (np.stack(cols, axis=2), ways, page)      # (grid, n, m)
+    keys = list(designs)
+    a = np.stack([designs[k][0] for k in keys])                      # (shape, grid, n, m)
+
+    def solve(v):
+        sv = np.sqrt(v)
+        av, tv = a * sv[..., None], t * sv
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            ata = np.einsum("sgnm,sgnk->sgmk", av, av)
+            atb = np.einsum("sgnm,sgn->sgm", av, tv)
+            ok_det = np.abs(np.linalg.det(ata)) > 1e-300
+            coef = np.full(atb.shape, np.nan)
+            coef[ok_det] = np.linalg.solve(ata[ok_det], atb[ok_det][..., None])[..., 0]
+            res = t - np.einsum("sgnm,sgm->sgn", a, coef)
+        bad = (~np.all(np.isfinite(res), axis=-1) | ~(coef[..., 0] > 0)
+               | ~np.all(np.diff(coef, axis=-1) > 0, axis=-1))
+        return coef, res, bad
+
+    coef, res, bad = solve(np.ones(a.shape[:3]))
+    rss = np.where(bad, np.inf, (res ** 2).sum(-1))
+    if not np.isfinite(rss).any():
+        raise ValueError("no capacity fits the walk curve")
+    j0 = np.unravel_index(int(np.argmin(rss)), rss.shape)
+    scale = _robust_scale(res[j0])
+    for _ in range(WALK_IRLS):
+        coef, res, bad = solve(_slow_weight(np.nan_to_num(res / scale)))
+        if WALK_LOW_SCALE:
+            dv = np.where(bad, np.inf, _slow_tail(np.nan_to_num(res / scale)).sum(-1))
+            jb = np.unravel_index(int(np.argmin(dv)), dv.shape)
+            scale = _lower_scale(res[jb])
+    dev = np.where(bad, np.inf, _slow_tail(np.nan_to_num(res / scale)).sum(-1))   # (shape, grid)
+    prof = dev.min(axis=0)
     i = int(np.argmin(prof))
     if not np.isfinite(prof[i]):
         raise ValueError("no capacity fits the walk curve")
-    s2 = prof[i] / max(len(w) - 3, 1)               # noise from the best fit
-    chi = prof / s2
-    ok = np.nonzero(chi <= chi[i] + DELTA_CHI2)[0]
+    k_best = int(np.argmin(dev[:, i]))
+    _, ways, page = designs[keys[k_best]]
+    # the interval and the ways: the profile with the noise of every
+    # residual (not only of those below the model, which place the capacity):
+    # how far the slowed points scatter is part of what is not known
+    scale_all = max(scale, _robust_scale(res[k_best, i]))
+    dev_all = np.where(bad, np.inf, _slow_tail(np.nan_to_num(res / scale_all)).sum(-1))
+    prof_c = dev_all.min(axis=0)
+    ref = float(prof_c.min())
     lo, hi = i, i
-    while lo > 0 and chi[lo - 1] <= chi[i] + DELTA_CHI2:
+    while lo > 0 and prof_c[lo - 1] <= ref + DELTA_CHI2:
         lo -= 1
-    while hi + 1 < len(grid) and chi[hi + 1] <= chi[i] + DELTA_CHI2:
+    while hi + 1 < len(grid) and prof_c[hi + 1] <= ref + DELTA_CHI2:
         hi += 1
+    edge = lo == 0 or hi == len(grid) - 1
     # never narrower than the grid's own step either side
     lo, hi = max(min(lo, i - 1), 0), min(max(hi, i + 1), len(grid) - 1)
-    keys = list(best)
-    k_best = keys[int(np.argmin(rss_all[:, i]))]
-    fits = [k for j, k in enumerate(keys) if rss_all[j, i] / s2 <= chi[i] + DELTA_CHI2]
-    ways, page = k_best
-    t = Transition(size_bytes=float(grid[i]), size_bytes_low=float(grid[lo]),
-                   size_bytes_high=float(grid[hi]), ways=int(ways),
-                   ways_resolved=len({k[0] for k in fits}) == 1, page_bytes=int(page),
-                   page_resolved=len({k[1] for k in fits}) == 1,
-                   gradual=bool(grid[i] / ways >= 2 * page), chi2=float(chi[i]), n_points=len(w),
-                   deviance=float(chi[i]),
-                   latencies_ns=(float(best[k_best][1][i]), float(best[k_best][2][i])),
-                   rss=float(prof[i]), edge_of_grid=bool(ok.min() == 0 or ok.max() == len(grid) - 1))
-    return t
+    by_shape = dev_all.min(axis=1)
+    prof_all = ref
+    sharp_fits = any(by_shape[j] <= prof_all + DELTA_CHI2 for j, k in enumerate(keys)
+                     if k[0] == "sharp")
+    by_ways: dict = {}
+    for j, k in enumerate(keys):
+        if k[0] != "sharp":
+            by_ways[k[0]] = min(by_ways.get(k[0], np.inf), float(by_shape[j]))
+    w_lo, w_hi = _ways_interval(by_ways, prof_all)
+    best_gradual = min(by_ways, key=by_ways.get) if by_ways else None
+    if best_gradual is not None and not keys[k_best][0] == "sharp":
+        ways = int(keys[k_best][0])
+    resolved = (not sharp_fits and w_lo is not None and w_hi - w_lo <= 2
+                and w_lo <= ways <= w_hi and w_lo > min(ways_grid) and w_hi < max(ways_grid))
+    fits_pages = {designs[k][2] if k[0] != "sharp" else "sharp" for j, k in enumerate(keys)
+                  if by_shape[j] <= prof_all + DELTA_CHI2}
+    return Transition(size_bytes=float(grid[i]), size_bytes_low=float(grid[lo]),
+                      size_bytes_high=float(grid[hi]), ways=int(ways), ways_resolved=resolved,
+                      page_bytes=int(page), page_resolved=len(fits_pages) == 1,
+                      gradual=bool(grid[i] / ways >= 2 * page), chi2=float(prof[i]),
+                      n_points=len(w), deviance=float(prof[i]),
+                      latencies_ns=(float(coef[k_best, i, 0]), float(coef[k_best, i, -1])),
+                      rss=float((res[k_best, i] ** 2).sum()),
+                      edge_of_grid=bool(edge),
+                      ways_low=None if sharp_fits else w_lo,
+                      ways_high=None if sharp_fits else w_hi,
+                      noise=scale)
 
 
 def describe_shape(t: Transition) -> str:

@@ -32,7 +32,8 @@ VERSION = 1
 #: The tables, each with the columns the fit reads (others are kept as
 #: measured), in the order they are measured.
 TABLES = {
-    "latency": "ring (pattern=random) and stride curves: size_bytes, stride_bytes, pattern, "
+    "latency": "ring (pattern=random) and stride curves, and the same-set chase (pattern="
+               "same_set: N lines one page apart): size_bytes, stride_bytes, pattern, "
                "huge_pages, latency_ns, latency_cycles, clock_ghz",
     "ring_passes": "every pass of the ring on its own: size_bytes, pass_index, latency_cycles",
     "line_strides": "time per load against stride at the two largest sizes: size_bytes, "

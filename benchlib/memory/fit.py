@@ -30,16 +30,17 @@ import numpy as np
 import pandas as pd
 
 from benchlib.errors import BenchlibError
+from benchlib.memory.associativity import read_ways, same_set_curve, ways_from_same_set
 from benchlib.memory.cache_model import fit_transitions
 from benchlib.memory.dataset import MemoryData
 from benchlib.memory.levels import (MIN_STEP_RATIO, RING_WINDOW_BYTES, _choose_curve,
                                     _fit_levels, _with_tlb_removed, choose_curve, fit_levels,
-                                    tlb_penalty_ns)
+                                    first_level_pooled, tlb_penalty_ns)
 from benchlib.memory.line_tlb import (compare_with_reported, fit_tlb, line_size_from_pairs,
                                       line_size_from_strides, read_pairs, read_strides,
                                       reconcile_line_sizes)
 from benchlib.memory.hierarchy import Level, MemoryFit, Revisit
-from benchlib.memory.segments import check_columns
+from benchlib.memory.segments import _local_sigma, _median_by, _noise_sigma, check_columns
 from benchlib.memory.synthetic import synthetic_curve
 from benchlib.memory.walk import refit_with_walk
 from benchlib.stats.summary import bootstrap_median_ci
@@ -81,7 +82,7 @@ def fit_memory(data: MemoryData | pd.DataFrame, *, clock_ghz: float | None = Non
     on_cycles = clock is not None and "latency_cycles" in data.latency.columns
     if on_cycles:
         check_columns(data.latency, ["latency_cycles", "latency_ns"])
-    fit = _fit_tables_once(*(_on_cycles(data, clock) if on_cycles else
+    fit = _fit_tables(*(_on_cycles(data, clock) if on_cycles else
                              (data.latency, data.pairs, data.tlb, data.line_strides)),
                            clock_ghz=clock, stride_bytes=stride_bytes, min_ratio=min_ratio,
                            page_bytes=page_bytes, model=model,
@@ -93,10 +94,10 @@ def fit_memory(data: MemoryData | pd.DataFrame, *, clock_ghz: float | None = Non
         if on_cycles and "latency_cycles" in w:
             check_columns(w, ["size_bytes", "latency_cycles"])
             w = pd.DataFrame({"size_bytes": w["size_bytes"],
-                              "latency_ns": w["latency_cycles"] / clock})
-        fit = refit_with_walk(fit, w)
-    passes = (_last_level_per_pass(data.ring_passes, clock if on_cycles else None,
-                                   [lv.size_bytes for lv in fit.caches] or None)
+                              "latency_ns": w["latency_cycles"] / clock,
+                              **{c: data.walk[c] for c in ("min", "median") if c in data.walk}})
+        fit = refit_with_walk(fit, _fastest_samples(w))
+    passes = (_last_level_per_pass(data.ring_passes, clock if on_cycles else None, fit)
               if data.ring_passes is not None else [])
     revisit = _fit_revisit(data.revisit, fit) if data.revisit is not None else None
     return replace(fit, passes_sizes=tuple(passes), revisit=revisit,
@@ -135,8 +136,9 @@ def _on_cycles(data: MemoryData, clock: float):
 
 
 #: The ring's fit of the last few inputs, by content: the pipeline's first
-#: looks (the plan step) and its final fit fit the same ring, pairs and
-#: TLB tables, and a frozen fit can be handed out twice.
+#: looks (the plan step) and its final fit fit the same ring and TLB tables
+#: (the line-size tables, read cheaply, may come later), and a frozen fit
+#: can be handed out twice.
 _RING_FITS: OrderedDict = OrderedDict()
 _RING_FITS_KEPT = 4
 
@@ -149,33 +151,61 @@ def _digest(df: pd.DataFrame | None) -> str | None:
     return h.hexdigest()
 
 
-def _fit_tables_once(*tables, **options) -> MemoryFit:
-    """:func:`_fit_tables`, computed once per distinct input."""
+def _ring_levels_once(df, tlb, *, stride_bytes, **options):
+    """The curve to fit (:func:`.levels.choose_curve`), then its levels
+    (:func:`_ring_levels`) computed once per distinct curve and TLB table.
+    Returns (stride, levels, notes, flattened, TLB levels, whether the TLB's
+    misses were taken out)."""
+    stride, curve, notes, flattened = _choose_curve(df, stride_bytes)
+    same_set = same_set_curve(df)
     try:
-        key = (tuple(_digest(t) for t in tables), tuple(sorted(options.items())))
+        key = (_digest(curve), _digest(tlb), _digest(same_set), tuple(sorted(options.items())))
     except TypeError:               # a column of unhashable objects: not kept
-        return _fit_tables(*tables, **options)
-    if key not in _RING_FITS:
-        _RING_FITS[key] = _fit_tables(*tables, **options)
+        key = None
+    if key is None or key not in _RING_FITS:
+        fitted = _ring_levels(curve, tlb, same_set=same_set, **options)
+        if key is None:
+            return (stride, list(fitted[0]), list(notes) + list(fitted[1]), list(flattened),
+                    [dict(t) for t in fitted[2]], fitted[3])
+        _RING_FITS[key] = fitted
         while len(_RING_FITS) > _RING_FITS_KEPT:
             _RING_FITS.popitem(last=False)
-    return _RING_FITS[key]
+    levels, lnotes, tlb_levels, removed = _RING_FITS[key]
+    return (stride, list(levels), list(notes) + list(lnotes), list(flattened),
+            [dict(t) for t in tlb_levels], removed)
 
 
-def _fit_tables(df, pairs, tlb, strides, *, clock_ghz, stride_bytes, min_ratio, page_bytes,
-                model, separate_strides) -> MemoryFit:
-    """choose_curve + fit_levels (+ cycles when ``clock_ghz``) + line size
-    (load pairs and stride curves, each on its own, then reconciled; the
-    stride curves from ``strides`` if given, else from ``df``) + TLB levels
+def _ring_levels(curve, tlb, *, same_set=None, min_ratio, page_bytes, model):
+    """fit_levels on the chosen curve (with the TLB's misses taken out where
+    that explains it better; the first level with the TLB chase's dense
+    control beside it, :func:`.levels.first_level_pooled`) + TLB levels
     (from ``tlb`` if given)."""
-    stride, curve, notes, flattened = _choose_curve(df, stride_bytes)
     tlb_levels = fit_tlb(tlb, page_bytes=page_bytes) if tlb is not None else []
     levels, lnotes, _ = _fit_levels(curve, min_ratio, model)
     tlb_removed = False
     if model and tlb_levels:
         levels, lnotes, tlb_removed = _with_tlb_removed(curve, tlb_levels, min_ratio, levels,
                                                         lnotes)
-    notes = list(notes) + lnotes
+    if model:
+        ways = None
+        caches = [lv for lv in levels if lv.size_bytes]
+        if caches:
+            a = ways_from_same_set(same_set, caches[0].latency_ns,
+                                   levels[levels.index(caches[0]) + 1].latency_ns)
+            ways = (a.low, a.high) if a.low else None
+        levels = first_level_pooled(levels, curve, tlb, lnotes, ways)
+    return tuple(levels), tuple(lnotes), tuple(tlb_levels), tlb_removed
+
+
+def _fit_tables(df, pairs, tlb, strides, *, clock_ghz, stride_bytes, min_ratio, page_bytes,
+                model, separate_strides) -> MemoryFit:
+    """The ring's levels (:func:`_ring_levels`; cycles when ``clock_ghz``)
+    + line size (load pairs and stride curves, each on its own, then
+    reconciled; the stride curves from ``strides`` if given, else from
+    ``df``) + each level's ways (:func:`.associativity.read_ways`)."""
+    stride, levels, notes, flattened, tlb_levels, tlb_removed = _ring_levels_once(
+        df, tlb, stride_bytes=stride_bytes, min_ratio=min_ratio, page_bytes=page_bytes,
+        model=model)
     if len(levels) == 1:
         notes.append("no cache step found: the curve is flat (prefetch-flattened, or the "
                      "sizes do not span a cache)")
@@ -192,6 +222,9 @@ def _fit_tables(df, pairs, tlb, strides, *, clock_ghz, stride_bytes, min_ratio, 
                          "does not grow in proportion to the stride), no line size from them")
     line, line_info, line_notes = reconcile_line_sizes(from_pairs, from_strides)
     notes += line_notes
+    if model:
+        levels, ways_notes = read_ways(levels, df, line)
+        notes += ways_notes
     return MemoryFit(levels=levels, line_size_bytes=line, tlb=tlb_levels,
                      stride_bytes_used=int(stride), notes=notes, line=line_info,
                      tlb_removed=tlb_removed)
@@ -229,41 +262,69 @@ def _measured_latencies(fit: MemoryFit, latency: pd.DataFrame, clock: float) -> 
     return replace(fit, levels=tuple(levels), notes=fit.notes + (note,))
 
 
+def _fastest_samples(walk: pd.DataFrame) -> pd.DataFrame:
+    """The walk's points at their fastest sample (``min`` over ``median``
+    times the latency, where the table has both): a neighbour on the core
+    slows a walk's samples by up to 2x within one point, and never speeds
+    one, so the fastest is the nearest to what the cache alone does."""
+    if not {"min", "median"} <= set(walk.columns):
+        return walk
+    ratio = pd.to_numeric(walk["min"], errors="coerce") / pd.to_numeric(walk["median"],
+                                                                         errors="coerce")
+    ok = ratio.between(0.3, 1.0)
+    return walk.assign(latency_ns=walk["latency_ns"] * ratio.where(ok, 1.0))
+
+
 # ------------------------------------------------------------ each pass alone
 
-def _nearest(size: float, sizes: list[float]) -> int:
-    """The index of the size in ``sizes`` nearest to ``size`` in log size."""
-    return min(range(len(sizes)), key=lambda j: abs(math.log(size / sizes[j])))
-
-
 def _last_level_per_pass(every: pd.DataFrame, clock: float | None,
-                         levels: list[float] | None = None) -> list[float | None]:
+                         fit: MemoryFit | None = None) -> list[float | None]:
     """Each pass of the ring (``every``: size_bytes, pass_index and
     latency_cycles, or latency_ns) fitted alone: its capacity of the last
-    cache; [] for a single pass.  With ``levels`` (the whole fit's cache
-    sizes), each of a pass's caches is matched to the nearest of them (in
-    log size), and the pass's last level is the one matched to the last:
-    None when the pass found none, so that a pass whose own fit lost the
-    level does not report its L2 as the last level."""
+    cache; [] for a single pass.  With ``fit`` (the whole fit), each pass's
+    last capacity is the transition model's (:func:`.cache_model.fit_transitions`,
+    that level alone) with every other level held at the whole fit's
+    capacities and latencies, the TLB's misses taken out where the whole fit
+    took them out: None where its profile reaches the search's edge (the
+    pass lost the level; not its L2 in its place).  Without ``fit``, each
+    pass's own levels (:func:`.levels.fit_levels`) and their last."""
     check_columns(every, ["size_bytes", "pass_index"], positive=False)
     if clock is None or "latency_cycles" not in every:
         check_columns(every, ["latency_ns"])
     if every["pass_index"].nunique() < 2:
         return []
+    caches = fit.caches if fit is not None else []
     out = []
     for _, r in every.groupby("pass_index"):
         ns = (r["latency_cycles"] / clock if clock is not None and "latency_cycles" in r
               else r["latency_ns"])
-        curve = pd.DataFrame({"size_bytes": r["size_bytes"], "latency_ns": ns})
+        curve = _median_by(pd.DataFrame({"size_bytes": r["size_bytes"], "latency_ns": ns}),
+                           "size_bytes", "latency_ns")
+        if not caches:
+            try:
+                own = [lv.size_bytes for lv in fit_levels(curve) if lv.size_bytes]
+            except BenchlibError:
+                own = []
+            out.append(own[-1] if own else None)
+            continue
+        w = curve["size_bytes"].to_numpy(float)
+        lat = curve["latency_ns"].to_numpy(float)
+        if fit.tlb_removed:
+            lat = lat - tlb_penalty_ns(w, list(fit.tlb), window_bytes=RING_WINDOW_BYTES)
+        lats = [lv.latency_cycles / clock if clock and lv.latency_cycles else lv.latency_ns
+                for lv in fit.levels]
+        if len(w) < 4 or (lat <= 0).any():
+            out.append(None)
+            continue
+        y = np.log(lat)
+        sig_i = _local_sigma(y, half=8)
+        sig_i = np.maximum(sig_i, min(_noise_sigma(y), float(np.median(sig_i))))
         try:
-            caches = [lv.size_bytes for lv in fit_levels(curve) if lv.size_bytes]
-        except BenchlibError:
-            caches = []
-        if caches and levels:
-            mine = [c for c in caches if _nearest(c, levels) == len(levels) - 1]
-            out.append(min(mine, key=lambda c: abs(math.log(c / levels[-1]))) if mine else None)
-        else:
-            out.append(caches[-1] if caches else None)
+            t = fit_transitions(w, lat, lats, [lv.size_bytes for lv in caches], sig_i,
+                                rounds=1, only=len(caches) - 1)[0]
+            out.append(None if t.edge_of_grid else t.size_bytes)
+        except (ValueError, FloatingPointError, IndexError):
+            out.append(None)
     return out
 
 

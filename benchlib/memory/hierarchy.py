@@ -25,6 +25,37 @@ from benchlib.memory.segments import _json_num
 # --------------------------------------------------------------------- levels
 
 @dataclass(frozen=True)
+class Associativity:
+    """A level's ways as the measured curves identify them.  ``ways`` is None
+    where they are not identified; ``low``/``high`` bound them where anything
+    does (a 95 % interval for a fitted shape, the measured bracket for a
+    chase), and ``reason`` says where the reading came from, or why there
+    is none."""
+    ways: int | None = None
+    low: int | None = None
+    high: int | None = None
+    source: str = ""
+    reason: str = "no chase in the input reads this level's ways"
+
+    @property
+    def identified(self) -> bool:
+        return self.ways is not None
+
+    def words(self) -> str:
+        if self.ways is not None:
+            span = "" if self.low == self.high else f" [{self.low}, {self.high}]"
+            return f"{self.ways} ways{span} ({self.source})"
+        if self.low is not None:
+            top = "?" if self.high is None else str(self.high)
+            return f"ways not identified: between {self.low} and {top} ({self.reason})"
+        return f"ways not identified ({self.reason})"
+
+    def to_dict(self) -> dict:
+        return {"ways": self.ways, "low": self.low, "high": self.high, "source": self.source,
+                "reason": self.reason}
+
+
+@dataclass(frozen=True)
 class Level:
     """One plateau of the staircase.  ``size_bytes`` is None for main memory."""
     name: str
@@ -45,6 +76,11 @@ class Level:
     ring_size_bytes: tuple[float, float, float] | None = None
     #: the random walk's fit (cache_model.fit_walk) that gave the size
     walk: Transition | None = None
+    #: the ways, where a chase or the curve's shape identifies them
+    associativity: Associativity = field(default_factory=Associativity)
+    #: the ring's capacity (size, low, high) where the ways pinned the size
+    #: (a first level: ways x a power-of-two way, associativity.pin_first_level)
+    pinned_from: tuple[float, float, float] | None = None
 
     def to_dict(self) -> dict:
         # the shape of the fit the size came from: the walk's where it gave it
@@ -58,14 +94,18 @@ class Level:
             "latency_ns_err": _json_num(self.latency_ns_err),
             "latency_cycles": _json_num(self.latency_cycles),
             "n_points": int(self.n_points),
-            "ways": None if t is None or not t.ways_resolved else int(t.ways),
+            "ways": self.associativity.ways,
+            "ways_low": self.associativity.low,
+            "ways_high": self.associativity.high,
+            "ways_note": self.associativity.words() if self.size_bytes else None,
             "page_bytes_fitted": None if t is None or not t.page_resolved else int(t.page_bytes),
             "shape": None if t is None else describe_shape(t) + (
                 ", fitted to the random walk" if self.walk is not None else ""),
             "threshold_size_bytes": _json_num(self.threshold_size_bytes),
-            "size_from": "walk" if self.ring_size_bytes else ("ring" if self.transition else
-                                                              ("threshold" if self.size_bytes
-                                                               else None)),
+            "size_from": "walk" if self.ring_size_bytes else (
+                "ways x way" if self.pinned_from else ("ring" if self.transition else
+                                                      ("threshold" if self.size_bytes
+                                                       else None))),
             "ring_size_bytes": None if not self.ring_size_bytes
             else _json_num(self.ring_size_bytes[0]),
         }
@@ -344,5 +384,5 @@ class MemoryResult:
         return d
 
 
-__all__ = ["Level", "MemoryFit", "MemoryResult", "Revisit", "RevisitReading", "read_revisit",
+__all__ = ["Associativity", "Level", "MemoryFit", "MemoryResult", "Revisit", "RevisitReading", "read_revisit",
            "REVISIT_SAME"]

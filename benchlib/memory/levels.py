@@ -59,14 +59,15 @@ import numpy as np
 import pandas as pd
 
 from benchlib.errors import BenchlibError
-from benchlib.memory.cache_model import fit_transitions
+from benchlib.memory.cache_model import WAYS_GRID, fit_transitions
 from benchlib.memory.line_tlb import _large_size_latency
 from benchlib.memory.hierarchy import Level
 from benchlib.memory.segments import (_as_bool, _crossing, _drop_unneeded, _median_by,
                                       _local_sigma, _noise_sigma, _plateaus, _robust_slope,
                                       check_columns)
 
-__all__ = ["choose_curve", "fit_levels", "tlb_penalty_ns", "RING_WINDOW_BYTES",
+__all__ = ["choose_curve", "fit_levels", "first_level_pooled", "tlb_penalty_ns",
+           "RING_WINDOW_BYTES",
            "MIN_STEP_RATIO"]
 
 #: Fraction of the gap to the next plateau that marks the end of a plateau.
@@ -320,7 +321,8 @@ def _least_needed(ws, lat, levels, caches, fits, sigma):
     for k in cands:
         keep = [lv for lv in levels if lv is not caches[k]]
         guesses = [t.size_bytes for j, t in enumerate(fits) if j != k]
-        f = fit_transitions(ws, lat, [lv.latency_ns for lv in keep], guesses, sigma)
+        # one round: the other levels start where the full fit put them
+        f = fit_transitions(ws, lat, [lv.latency_ns for lv in keep], guesses, sigma, rounds=1)
         cost = f[-1].deviance - dev
         if best is None or cost < best[0]:
             best = (cost, k, f)
@@ -377,6 +379,89 @@ def _refine_with_model(levels: list[Level], ws, lat, sigma, notes) -> list[Level
     return levels
 
 
+#: The bytes of one line of the TLB chase's dense control (tlb_latency
+#: layout=dense: ``pages`` lines packed together, in random order).
+DENSE_LINE_BYTES = 64
+
+
+def first_level_pooled(levels: list[Level], curve: pd.DataFrame, tlb: pd.DataFrame | None,
+                       notes: list[str], ways: tuple[int, int | None] | None = None
+                       ) -> list[Level]:
+    """The first cache's capacity fitted again with every chase that is a
+    random ring of contiguous lines up to twice its size: the ring, and the
+    TLB chase's dense control (``pages`` lines of 64 bytes, on small pages:
+    to a cache whose set index lies inside the page, which a sharp first
+    step says it is, the pages do not matter).  Something beside the chase
+    on the same core (the other hyperthread) takes part of the L1 for
+    milliseconds at a time, and a ring near the capacity then misses: each
+    chase is a new chance to catch the cache whole, and a point below the
+    model weighs more than one above it (:func:`.cache_model.fit_transitions`),
+    so the capacity is the one the fastest points show.  ``ways``: (low,
+    high) bounds from the same-set chase (:mod:`.associativity`): the step's
+    width (a way, C / ways) is held to them, so that a neighbour's gradual
+    toll is not read as a cache of few ways.  Unchanged when there is
+    neither a control nor a bound, the step is gradual or the fit fails."""
+    caches = [lv for lv in levels if lv.size_bytes]
+    has_ctl = tlb is not None and "control_ns" in tlb and "pages" in tlb
+    if not caches or not (has_ctl or ways):
+        return levels
+    first = caches[0]
+    t = first.transition
+    if t is None or t.gradual:
+        return levels
+    nxt = levels[levels.index(first) + 1]
+    top = 2.0 * (first.size_bytes_high or first.size_bytes)
+    ctl = pd.DataFrame({"size_bytes": [], "latency_ns": []})
+    if has_ctl:
+        ctl = pd.DataFrame({"size_bytes": tlb["pages"].astype(float) * DENSE_LINE_BYTES,
+                            "latency_ns": tlb["control_ns"].astype(float)})
+        ctl = ctl[(ctl.size_bytes <= top) & (ctl.latency_ns > 0)]
+    ring = _median_by(curve, "size_bytes", "latency_ns")
+    ring = ring[ring.size_bytes <= top]
+    # the control's own L1 latency (its pages, its TLB) scaled to the ring's
+    low = ctl[ctl.size_bytes <= 0.5 * (first.size_bytes_low or first.size_bytes)]
+    if len(low) >= 2:
+        ctl = ctl.assign(latency_ns=ctl.latency_ns * first.latency_ns
+                         / float(np.median(low.latency_ns)))
+    pooled = pd.concat([ring, ctl] if len(ctl) else [ring],
+                       ignore_index=True).sort_values("size_bytes")
+    grid = WAYS_GRID
+    if ways and ways[0]:
+        grid = tuple(range(max(1, ways[0]), (ways[1] or 32) + 1))
+    if len(pooled) < 6:
+        return levels
+    y = np.log(ring["latency_ns"].to_numpy(float))
+    sigma = _noise_sigma(y)
+    try:
+        f = fit_transitions(pooled["size_bytes"].to_numpy(float),
+                            pooled["latency_ns"].to_numpy(float),
+                            [first.latency_ns, nxt.latency_ns], [first.size_bytes], sigma,
+                            ways_grid=grid, rounds=2)[0]
+    except (ValueError, FloatingPointError):
+        return levels
+    if f.edge_of_grid:
+        return levels
+    # a first level's step is sharp (its index lies inside the page): the
+    # capacity lies between the measured sizes either side of it
+    w = pooled["size_bytes"].to_numpy(float)
+    below, above = w[w <= f.size_bytes], w[w > f.size_bytes]
+    lo = min(f.size_bytes_low, float(below.max())) if len(below) else f.size_bytes_low
+    hi = max(f.size_bytes_high, float(above.min())) if len(above) else f.size_bytes_high
+    moved = replace(first, transition=f, size_bytes=f.size_bytes, size_bytes_low=lo,
+                    size_bytes_high=hi)
+    if abs(math.log(f.size_bytes / first.size_bytes)) > 0.01:
+        how = ((["the TLB chase's dense control (a ring of contiguous lines too) beside the "
+                 "ring"] if len(ctl) else [])
+               + ([f"its ways held to {grid[0]}-{grid[-1]} (the same-set chase)"]
+                  if grid is not WAYS_GRID else []))
+        notes.append(f"{first.name}: {f.size_bytes / 1024:.1f} KiB [{lo / 1024:.1f}, "
+                     f"{hi / 1024:.1f}] with " + " and ".join(how)
+                     + f", where the ring alone gave {first.size_bytes / 1024:.1f} KiB: a chase "
+                     f"that fits shows the capacity, one slowed by a neighbour on the core does "
+                     f"not")
+    return [moved if lv is first else lv for lv in levels]
+
+
 def fit_levels(curve: pd.DataFrame, min_ratio: float = MIN_STEP_RATIO,
                model: bool = True) -> list[Level]:
     """Plateaus of one latency-vs-size curve (columns size_bytes, latency_ns),
@@ -414,7 +499,9 @@ def _score(levels: list[Level], n: int) -> float:
     caches = [lv for lv in levels if lv.size_bytes is not None]
     if not caches or any(lv.transition is None for lv in caches):
         return np.inf
-    return caches[0].transition.deviance + 3 * math.log(n) * len(caches)
+    t = caches[0].transition
+    dev = t.deviance if t.deviance_gauss is None else t.deviance_gauss
+    return dev + 3 * math.log(n) * len(caches)
 
 
 def _with_tlb_removed(curve, tlb_levels, min_ratio, levels, notes):

@@ -138,7 +138,7 @@ def read_strides(df: pd.DataFrame, base_ns: float | None = None) -> dict:
     d = df
     if "pattern" in d.columns:
         pat = d["pattern"].astype(str).str.lower()
-        d = d[pat != "random"]
+        d = d[~pat.isin(["random", "walk", "same_set"])]
     strides = sorted(int(s) for s in d["stride_bytes"].unique() if int(s) <= 4096)
     strides = [s for s in strides if s & (s - 1) == 0]
     if len(strides) < 3:
@@ -335,8 +335,11 @@ def compare_with_reported(fit: MemoryFit, caches: list[dict]) -> pd.DataFrame:
     fitted level's 95 % interval (None where nothing is reported or the
     level matches a sum).  Columns: level, fitted_size_bytes,
     reported_size_bytes, ratio, reported_sum_bytes, ratio_vs_sum, matches,
-    resolved, reported_in_interval, note."""
+    resolved, reported_in_interval, note, and the ways: fitted_ways (None where
+    not identified), ways_low, ways_high, reported_ways (sysfs's
+    ways_of_associativity) and ways_note (the reading, or why there is none)."""
     rep: dict[int, float] = {}
+    rep_ways: dict[int, int] = {}
     for c in caches:
         if str(c.get("type", "")).lower().startswith("instr"):
             continue
@@ -347,6 +350,8 @@ def compare_with_reported(fit: MemoryFit, caches: list[dict]) -> pd.DataFrame:
             raise BenchlibError(f"each reported cache needs level and size_bytes; got {c!r}") \
                 from None
         rep[lvl] = max(rep.get(lvl, 0.0), size)
+        if c.get("ways"):
+            rep_ways[lvl] = int(c["ways"])
     cache_levels = [lv for lv in fit.levels if lv.size_bytes is not None]
     rows = []
     rep_levels = sorted(rep)
@@ -358,6 +363,12 @@ def compare_with_reported(fit: MemoryFit, caches: list[dict]) -> pd.DataFrame:
                "ratio": None if reported is None else lv.size_bytes / reported,
                "reported_sum_bytes": None, "ratio_vs_sum": None, "matches": None,
                "resolved": None, "reported_in_interval": None, "note": ""}
+        a = getattr(lv, "associativity", None)
+        row.update({"fitted_ways": None if a is None else a.ways,
+                    "ways_low": None if a is None else a.low,
+                    "ways_high": None if a is None else a.high,
+                    "reported_ways": rep_ways.get(k),
+                    "ways_note": "" if a is None else a.words()})
         lo = lv.size_bytes_low if lv.size_bytes_low is not None else lv.size_bytes
         hi = lv.size_bytes_high if lv.size_bytes_high is not None else lv.size_bytes
         if reported is not None:
@@ -418,6 +429,8 @@ def compare_with_reported(fit: MemoryFit, caches: list[dict]) -> pd.DataFrame:
                      "note": "reported but not found as a separate plateau in the curve"})
     return pd.DataFrame(rows, columns=["level", "fitted_size_bytes", "reported_size_bytes",
                                        "ratio", "reported_sum_bytes", "ratio_vs_sum",
-                                       "matches", "resolved", "reported_in_interval", "note"])
+                                       "matches", "resolved", "reported_in_interval",
+                                       "fitted_ways", "ways_low", "ways_high", "reported_ways",
+                                       "note", "ways_note"])
 
 

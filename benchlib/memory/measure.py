@@ -38,7 +38,7 @@ from benchlib.memory.hierarchy import MemoryResult
 from benchlib.stats import intervals as iv
 
 # Sampling of each grid point and of the few deciding points: benchlib.profiles
-# ("memory.grid_sampling", "memory.point_sampling").
+# ("memory.grid_sampling", "memory.point_sampling", "memory.walk_sampling").
 
 
 def max_size_bytes(machine: dict) -> int:
@@ -77,19 +77,39 @@ def measure(profile: str = "quick", progress: bool = True, strides: list[int] | 
     machine = machine_info()
     p = planning.plan(profile, machine, available_memory_bytes(), strides, max_bytes)
     grid, point = setting("memory.grid_sampling", profile), setting("memory.point_sampling", profile)
-    ring, ring_passes = _best_of_passes("mem_latency", {"size_bytes": list(p.ring_sizes)},
-                                        p.passes, grid, progress, repeat_below=p.repeat_below,
-                                        stride_bytes=64, pattern="random", huge_pages="on", recorder=recorder)
+    ring_kw = dict(stride_bytes=64, pattern="random", huge_pages="on", recorder=recorder)
+    # adaptive: the ring up to repeat_below first (in every pass); the sizes
+    # past it only where a first look needs them (planning.ring_extension)
+    first = [s for s in p.ring_sizes if not p.adaptive or s <= p.repeat_below]
+    ring, ring_passes = _best_of_passes("mem_latency", {"size_bytes": first}, p.passes, grid,
+                                        progress, repeat_below=p.repeat_below, **ring_kw)
     parts = [ring]
-    for s, sizes in p.stride_curves:
-        parts.append(_latency_rows(sweep("mem_latency", {"size_bytes": list(sizes)},
-                                         stride_bytes=s, pattern="stride", huge_pages="off",
-                                         profile=grid, progress=progress, recorder=recorder)))
+
+    def stride_curves(top=None):
+        return [_latency_rows(sweep("mem_latency", {"size_bytes": [x for x in sizes
+                                                                   if top is None or x <= top]},
+                                    stride_bytes=s, pattern="stride", huge_pages="off",
+                                    profile=grid, progress=progress, recorder=recorder))
+                for s, sizes in p.stride_curves]
+
+    if not p.adaptive:
+        parts += stride_curves()
+    if p.set_lines:
+        # the same-set chase: N lines one page apart, in random order (the
+        # first level's ways); its lap is short, one pass is enough
+        parts.append(_latency_rows(sweep(
+            "mem_latency", {"size_bytes": [n * planning.SET_PAGE_BYTES for n in p.set_lines]},
+            stride_bytes=planning.SET_PAGE_BYTES, pattern="random", huge_pages="on",
+            profile=grid, progress=progress, shuffle=True, recorder=recorder))
+            .assign(pattern="same_set"))
     latency = pd.concat(parts, ignore_index=True)
-    line_strides = _latency_rows(sweep("mem_latency", {"stride_bytes": list(p.line_strides),
-                                                       "size_bytes": list(p.line_sizes)},
-                                       pattern="stride", huge_pages="off", profile=grid,
-                                       progress=progress, recorder=recorder))
+
+    def line_strides_at(sizes):
+        return _latency_rows(sweep("mem_latency", {"stride_bytes": list(p.line_strides),
+                                                   "size_bytes": list(sizes)},
+                                   pattern="stride", huge_pages="off", profile=grid,
+                                   progress=progress, recorder=recorder))
+
     pairs, _ = _best_of_passes("line_pair_latency", {"distance_bytes": list(p.pair_distances)},
                                p.passes, point, progress, size_bytes=p.pair_bytes, recorder=recorder)
     spread, _ = _best_of_passes("tlb_latency", {"pages": list(p.tlb_pages)}, p.passes, point,
@@ -100,19 +120,41 @@ def measure(profile: str = "quick", progress: bool = True, strides: list[int] | 
                         "control_ns": dense["latency_ns"].values,
                         "latency_cycles": spread["latency_cycles"],
                         "control_cycles": dense["latency_cycles"].values})
-    data = MemoryData(latency=latency, pairs=pairs, tlb=tlb, line_strides=line_strides,
+    data = MemoryData(latency=latency, pairs=pairs, tlb=tlb,
                       ring_passes=ring_passes if p.passes > 1 else None,
                       clock_ghz=float(np.median(latency["clock_ghz"])), machine=machine,
                       tlb_reported=reported_tlb(), profile=profile, source="measured")
-    if p.adaptive:
-        # plan: a first look at the ring places the walk, one at ring and
-        # walk the slow revisit; the result is the fit over everything below
-        sizes = planning.walk_sizes(_first_look(data), p.walk_per_octave)
-        if sizes:
-            data = replace(data, walk=measure_walk(sizes, p.passes, point, progress, recorder=recorder))
-        sizes = planning.revisit_sizes(_first_look(data))
-        if sizes:
-            data = replace(data, revisit=measure_revisit(sizes, profile, progress, recorder=recorder))
+    if not p.adaptive:
+        return replace(data, line_strides=line_strides_at(p.line_sizes),
+                       elapsed_s=time.monotonic() - t0)
+    # plan: a first look at the ring places the line-size strides (past the
+    # last cache it finds, not past the largest the system reports) and the
+    # walk; one at ring and walk the slow revisit; the result is the fit
+    # over everything below
+    look = _first_look(data)
+    more = planning.ring_extension(look, p)
+    if more:
+        ext = _latency_rows(sweep("mem_latency", {"size_bytes": more}, profile=grid,
+                                  progress=progress, shuffle=True, **ring_kw)
+                            ).assign(passes=p.passes, pass_index=0)
+        data = replace(data, latency=pd.concat([data.latency, ext], ignore_index=True),
+                       ring_passes=None if data.ring_passes is None else
+                       pd.concat([data.ring_passes, ext], ignore_index=True))
+        look = _first_look(data)
+    line_sizes = planning.line_sizes(look, p)
+    # the paper-style stride curves up to the line-size strides' sizes (past
+    # the last cache the first look found; the scan's top where it found none)
+    data = replace(data, line_strides=line_strides_at(line_sizes),
+                   latency=pd.concat([data.latency] + stride_curves(max(line_sizes)),
+                                     ignore_index=True))
+    sizes = planning.walk_sizes(look, p.walk_per_octave)
+    if sizes:
+        data = replace(data, walk=measure_walk(sizes, p.passes,
+                                               setting("memory.walk_sampling", profile),
+                                               progress, recorder=recorder))
+    sizes = planning.revisit_sizes(_first_look(data))
+    if sizes:
+        data = replace(data, revisit=measure_revisit(sizes, profile, progress, recorder=recorder))
     return replace(data, elapsed_s=time.monotonic() - t0)
 
 

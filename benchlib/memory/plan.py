@@ -28,14 +28,25 @@ LINE_STRIDES = [8, 16, 32, 64, 128, 256, 512]
 #: than this: past it every size is main memory on the machines we know.
 MAX_REPEAT_BYTES = 32 << 20
 PAIR_DISTANCES = [8, 16, 24, 32, 48, 56, 64, 96, 112, 120, 128, 192, 256]
-#: The load pairs' chase: 64 pages, one pair in each.  Every first load sits
+#: The load pairs' chase: 32 pages, one pair in each.  Every first load sits
 #: at the same page offset, so in a cache indexed inside the page (any L1)
-#: they share one set and miss it (64 is more than any L1's ways), while 64
-#: pages stay within any first-level TLB's reach and any L2's sets: the
-#: step at the line is an L2 hit against an L1 hit, with no page walk and no
-#: shared last level to add noise (8 MiB, as before, sat at the edge of an
-#: EPYC guest's effective L3 and TLB, and read 128 on two runs of four).
-PAIR_PAGES = 64
+#: they share one set and miss it (32 is more than any L1's ways we know),
+#: while 32 pages stay within any first-level TLB's reach and any L2's sets:
+#: the step at the line is an L2 hit against an L1 hit, with no page walk
+#: and no shared last level to add noise (8 MiB, as before, sat at the edge
+#: of an EPYC guest's effective L3 and TLB, and read 128 on two runs of
+#: four).  64 pages, as next, fell on an 8-way L2 of 16 page colours (Zen 3)
+#: 4 to a colour on average, so that some runs' colours held more than 8 and
+#: missed the L2 (the pairs alternated between 20 and 33 cycles on the EPYC
+#: guest, tests/memory/data/live_epyc, and read no line in 3 runs of 6).
+PAIR_PAGES = 32
+#: The same-set chase: rings of N lines one page apart (all in one set of
+#: any first-level cache, whose index lies inside the page), N = 2 .. 33:
+#: the first level's ways from 1 to 32 (:mod:`.associativity`).  Smoke takes
+#: a few around 8 ways.
+SET_LINES = {"smoke": (2, 8, 9, 16), "quick": tuple(range(2, 34)),
+             "full": tuple(range(2, 34))}
+SET_PAGE_BYTES = 4096
 #: Pages the TLB chase touches: 8 .. 8192, two points per octave.
 TLB_PAGES = sorted({int(round(2 ** (i / 2))) for i in range(6, 27)})
 MIN_SIZE = 512
@@ -94,8 +105,12 @@ class Plan:
     #: (stride, sizes) of each paper-style stride curve
     stride_curves: tuple[tuple[int, tuple[int, ...]], ...]
     line_strides: tuple[int, ...]
+    #: the line-size strides' sizes where no first look places them
+    #: (:func:`line_sizes`): the scan's two largest
     line_sizes: tuple[int, ...]
     pair_distances: tuple[int, ...]
+    #: lines of the same-set chase (stride SET_PAGE_BYTES, sizes N pages)
+    set_lines: tuple[int, ...]
     pair_bytes: int
     tlb_pages: tuple[int, ...]
     #: points per octave of the walk; the walk and the revisit are measured
@@ -121,6 +136,7 @@ def plan(profile: str, machine: dict, available_bytes: int | None,
                             for s in strides),
         line_strides=tuple(LINE_STRIDES), line_sizes=tuple(ring[-2:]),
         pair_distances=tuple(PAIR_DISTANCES), pair_bytes=PAIR_PAGES * 4096,
+        set_lines=SET_LINES.get(profile, SET_LINES["quick"]),
         tlb_pages=tuple(TLB_PAGES), walk_per_octave=max(random_ppo, WALK_PER_OCTAVE),
         adaptive=profile != "smoke")
 
@@ -140,6 +156,40 @@ def walk_sizes(look: MemoryFit, per_octave: int) -> list[int]:
                    if c / 4 <= s <= min(4 * c, reach) and s >= 4096})
 
 
+def ring_extension(look: MemoryFit, p: Plan) -> list[int]:
+    """The ring's sizes past ``repeat_below`` (measured once), from a first
+    look at the sizes up to it: none where the last cache it found ends
+    (its interval's top) at a quarter of ``repeat_below`` or below, so that
+    two octaves of main memory are already measured (a guest's share of a
+    host's last level is a tenth of what sysfs says, and the ring's points
+    past 32 MiB cost a quarter of a second each); every one up to the scan's
+    top where no cache was found or the last one reaches further."""
+    rest = [s for s in p.ring_sizes if s > p.repeat_below]
+    caches = [lv for lv in look.levels if lv.size_bytes]
+    if rest and caches and 4 * (caches[-1].size_bytes_high or caches[-1].size_bytes) \
+            <= p.repeat_below:
+        return []
+    return rest
+
+
+def line_sizes(look: MemoryFit, p: Plan) -> list[int]:
+    """The line-size strides' two sizes, from a first look at the ring: the
+    scan's first sizes at least 4 and 8 times the last cache it found (its
+    interval's top), where every load of a large stride misses every cache
+    whatever the system reports (a guest's share of a host's last level is a
+    tenth of what sysfs says, and a chase over 128 MiB of small pages costs
+    seconds); the scan's two largest where no cache was found or the scan
+    does not reach that far."""
+    caches = [lv for lv in look.levels if lv.size_bytes]
+    if not caches:
+        return list(p.line_sizes)
+    top = caches[-1].size_bytes_high or caches[-1].size_bytes
+    want = [next((s for s in p.ring_sizes if s >= f * top), None) for f in (4, 8)]
+    if None in want or want[0] == want[1]:
+        return list(p.line_sizes)
+    return [int(s) for s in want]
+
+
 def revisit_sizes(look: MemoryFit) -> list[int]:
     """The slow revisit's sizes, from a first look at the ring and the walk:
     a quarter of the last cache's size to 4 times it, three per octave.
@@ -152,5 +202,5 @@ def revisit_sizes(look: MemoryFit) -> list[int]:
     return size_grid(int(last.size_bytes * 4), 3, min_bytes=lo)
 
 
-__all__ = ["Plan", "plan", "walk_sizes", "revisit_sizes", "size_grid", "max_size_bytes",
+__all__ = ["Plan", "plan", "walk_sizes", "ring_extension", "line_sizes", "revisit_sizes", "size_grid", "max_size_bytes",
            "last_level_bytes"]

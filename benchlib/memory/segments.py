@@ -234,7 +234,7 @@ def _staircase(x, logL, c, a):
     return np.log(np.maximum(lat, 1e-300))
 
 
-def _fit_steps(x, y, levels0, c_grids, a_grid=(0.7, 1.5, 4.0, 12.0), n_starts=3):
+def _fit_steps(x, y, levels0, c_grids, a_grid=(0.7, 1.5, 4.0, 12.0), n_starts=2):
     """Least-squares fit of the staircase model plus a common slope (ln per
     octave, for slowly rising plateaus) to (x, y).  The fit has local minima,
     so the step positions (one candidate array of log2 sizes per step in

@@ -15,6 +15,7 @@ from dataclasses import replace
 
 import pandas as pd
 
+from benchlib.memory.associativity import ways_from_walk
 from benchlib.memory.cache_model import SMALL_PAGE, fit_walk
 from benchlib.memory.levels import tlb_penalty_ns
 from benchlib.memory.hierarchy import Level, MemoryFit
@@ -44,8 +45,10 @@ def refit_with_walk(fit: MemoryFit, walk: pd.DataFrame) -> MemoryFit:
         k += 1
         lv, low = caches[k], caches[k - 1]
         pts = c[(c.size_bytes >= lv.size_bytes / 4) & (c.size_bytes <= 4 * lv.size_bytes)]
+        # the walk must reach past the capacity; the ring's size, which it
+        # was placed around, may overstate it (a policy other than LRU)
         if len(pts) < 6 or pts.size_bytes.min() > lv.size_bytes / 2 \
-                or pts.size_bytes.max() < 2 * lv.size_bytes:
+                or pts.size_bytes.max() < 1.5 * lv.size_bytes:
             continue
         nxt = caches[k + 1] if k + 1 < len(caches) else None
         inside = nxt is not None and lv.size_bytes < nxt.size_bytes < pts.size_bytes.max()
@@ -78,7 +81,8 @@ def refit_with_walk(fit: MemoryFit, walk: pd.DataFrame) -> MemoryFit:
             continue
         ring = (lv.size_bytes, lv.size_bytes_low, lv.size_bytes_high)
         sized = replace(lv, ring_size_bytes=ring, walk=t, size_bytes=t.size_bytes,
-                        size_bytes_low=t.size_bytes_low, size_bytes_high=t.size_bytes_high)
+                        size_bytes_low=t.size_bytes_low, size_bytes_high=t.size_bytes_high,
+                        associativity=ways_from_walk(t))
         levels = [sized if x is lv else x for x in levels]
         caches[k] = sized
         msg = (f"{lv.name}: {t.size_bytes / 1024:.0f} KiB [{t.size_bytes_low / 1024:.0f}, "

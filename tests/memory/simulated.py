@@ -53,7 +53,11 @@ def simulate(monkeypatch):
             pages = np.asarray(grid["pages"], float)
             pen = 2.0 * (pages > 64) + 20.0 * (pages > 1536)
             out = pd.DataFrame({"pages": pages})
-            ns = 4.0 + (pen if fixed.get("layout") == "spread" else 0.0 * pen)
+            # the dense control is a ring of contiguous lines on small pages;
+            # the spread layout has the same cache footprint, plus the TLB
+            ctl = cs.chase_curve(SIM, [int(n) * 64 for n in pages], page=4096, noise=0.005,
+                                 seed=int(rng.integers(1000)))["latency_ns"].to_numpy()
+            ns = ctl + (pen if fixed.get("layout") == "spread" else 0.0 * pen)
         for k, v in fixed.items():
             out[k] = v
         out["value"] = np.asarray(ns, float)

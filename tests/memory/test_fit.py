@@ -36,7 +36,8 @@ def test_fit_memory_intel_like_with_clock_and_json():
     assert set(d["levels"][0]) == {"name", "size_bytes", "size_bytes_low", "size_bytes_high",
                                    "latency_ns", "latency_ns_err", "latency_cycles", "n_points",
                                    "ways", "page_bytes_fitted", "shape", "threshold_size_bytes",
-                                   "size_from", "ring_size_bytes"}
+                                   "size_from", "ring_size_bytes", "ways_low", "ways_high",
+                                   "ways_note"}
     assert {lv["size_from"] for lv in d["levels"][:-1]} <= {"ring", "threshold"}
     t = fit.table()
     assert list(t["name"]) == ["L1", "L2", "L3", "memory"]
@@ -162,7 +163,12 @@ def test_each_pass_reports_its_own_last_level_or_none():
         c = synthetic_curve(sizes, lats, noise=0.01, seed=3 + i)
         passes.append(c.assign(latency_cycles=c["latency_ns"], pass_index=i))
     every = pd.concat(passes, ignore_index=True)
-    got = _last_level_per_pass(every, 1.0, [48 * K, 1 << 20, 16 << 20])
-    # the passes' own last levels (the raw threshold fit reads them loosely)
-    assert (4 << 20) < got[1] < got[0] < (32 << 20)
+    whole = fit_memory(passes[0][["size_bytes", "latency_ns"]])
+    got = _last_level_per_pass(every, 1.0, whole)
+    # each pass's last level, the others held at the whole fit's
+    assert got[0] == pytest.approx(whole.caches[-1].size_bytes, rel=0.05)
+    assert (4 << 20) < got[1] < got[0] / 1.5
     assert got[2] is None          # that pass lost the level: not its L2 in its place
+    # without a whole fit: each pass's own levels
+    own = _last_level_per_pass(every, 1.0)
+    assert (4 << 20) < own[1] < own[0] < (32 << 20)
