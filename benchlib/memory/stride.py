@@ -54,6 +54,9 @@ RANDOM_WAYS = (1, 2, 3, 4, 8, 16)
 #: or a page at least a way long); else pages of that size at random frames.
 PLACEMENTS = (None, 4096, 8192)
 GRID_PER_OCTAVE = 24
+#: The shapes tried while levels are being chosen (all of them after).
+COARSE_SHAPES = ((1, None), (4, None), (16, None), (1, 4096), (4, 4096), (16, 4096),
+                 (1, 8192))
 DELTA_CHI2 = 4.0
 #: A step below this ratio of latencies, at a stride where another stride
 #: shows the level, is hidden there.
@@ -173,7 +176,7 @@ def _solve(data: _Data, H: list[np.ndarray], cols: list = ()):
     far from the mean over placements, and the loss keeps them from
     deciding the fit without letting a model buy its way out of the misfit
     with a variance of its own."""
-    G = H[0].shape[0]
+    G = H[0].shape[0] if H else 1
     P, M = data.pad, data.mask                            # (S, m)
     y = data.yp                                           # (S, m)
     sig = data.sig[:, None]                               # (S, 1)
@@ -199,7 +202,10 @@ def _nest(H: list[np.ndarray]) -> list[np.ndarray]:
     return out
 
 
-def _shapes():
+def _shapes(coarse: bool = False):
+    if coarse:
+        yield from COARSE_SHAPES
+        return
     for page in PLACEMENTS:
         for ways in (STRIDE_WAYS if page is None else RANDOM_WAYS):
             yield ways, page
@@ -215,7 +221,7 @@ def _fixed_kept(data, shape_size):
     return data.kept(np.array([size]), ways, page)
 
 
-def _fit_level(data, fixed, k, lo, hi):
+def _fit_level(data, fixed, k, lo, hi, coarse=False):
     """Profile of level k's capacity over [lo, hi] and every shape, the
     others held at ``fixed`` [(size, ways, page)]."""
     n = max(int(round(math.log2(hi / lo) * GRID_PER_OCTAVE)), 2)
@@ -223,7 +229,7 @@ def _fit_level(data, fixed, k, lo, hi):
     others = {j: _fixed_kept(data, f) for j, f in enumerate(fixed) if j != k}
     best = {}
     seen = set()
-    for ways, page in _shapes():
+    for ways, page in _shapes(coarse):
         sharp = page is None or bool(np.all(grid / ways <= page))
         key = ("c", ways) if sharp else (ways, page)
         if key in seen:
@@ -238,9 +244,9 @@ def _fit_level(data, fixed, k, lo, hi):
     return grid, best
 
 
-def _best_in(data, fixed, k, lo, hi):
+def _best_in(data, fixed, k, lo, hi, coarse=False):
     """Level k placed at its best capacity and shape in [lo, hi]."""
-    grid, best = _fit_level(data, fixed, k, lo, hi)
+    grid, best = _fit_level(data, fixed, k, lo, hi, coarse)
     prof = np.min(np.array(list(best.values())), axis=0)
     i = int(np.argmin(prof))
     shape = min(best, key=lambda s: best[s][i])
@@ -257,18 +263,17 @@ def _bounds(fixed, k, lo, hi):
     return lo, max(hi, lo * 1.1)
 
 
-def _refine(data, fixed, span=1.5):
+def _refine(data, fixed, span=1.5, coarse=False):
     """One round of coordinate descent over the levels."""
     for k in range(len(fixed)):
         c = fixed[k][0]
-        fixed, _ = _best_in(data, fixed, k, *_bounds(fixed, k, c / span, c * span))
+        fixed, _ = _best_in(data, fixed, k, *_bounds(fixed, k, c / span, c * span), coarse)
     return fixed
 
 
 def _chi_of(data, fixed):
     if not fixed:
-        H = [np.zeros((1, data.n))]
-        chi, coefs = _solve(data, H, [0.0])
+        chi, coefs = _solve(data, [], [])
         return float(chi[0]), coefs
     H = _nest([_fixed_kept(data, f) for f in fixed])
     chi, coefs = _solve(data, H, [_colours(*f) for f in fixed])
@@ -328,38 +333,40 @@ def fit_stride_chase(df: pd.DataFrame, line_bytes: int | None = None
     cur_s = data.last_dev_s[0]
     m_s = data.mask.sum(axis=1)
     while len(fixed) < 6:
-        best = None
+        tried = []
         for c in cands:
             if any(abs(math.log(c / f[0])) < math.log(1.25) for f in fixed):
                 continue
             trial = sorted(fixed + [(c, 1, None)], key=lambda f: f[0])
             k = [f[0] for f in trial].index(c)
-            trial, chi_t = _best_in(data, trial, k, *_bounds(trial, k, c / 2, c * 4))
-            if best is None or chi_t < best[1]:
-                best = (trial, chi_t, k)
-        if best is None:
+            trial, chi_t = _best_in(data, trial, k, *_bounds(trial, k, c / 2, c * 4), True)
+            tried.append((chi_t, k, trial))
+        accepted = None
+        for chi_t, k, trial in sorted(tried, key=lambda t: t[0])[:3]:
+            trial = _refine(data, trial, coarse=True)
+            chi_t, coefs = _chi_of(data, trial)
+            trial_s = data.last_dev_s[0]
+            lat = np.cumsum(coefs[0], axis=-1)                     # (S, K+1)
+            step = lat[:, k + 1] / lat[:, k]
+            # each stride is its own run (its own placement of the array): a
+            # level must be needed by at least half of the strides (a
+            # prefetcher hides it at some, not at most), not by a few
+            # strides' wiggles; and pay its BIC over the whole figure
+            red_s = np.maximum(1.0, trial_s / np.maximum(m_s - len(trial) - 1, 1))
+            need = (cur_s - trial_s) > 3 * np.log(m_s) * red_s
+            votes = int(np.sum(need & (step >= HIDDEN_RATIO)))
+            p = n_groups * (len(trial) + 1) + 2 * len(trial)
+            red = max(1.0, chi_t / max(n - p, 1))
+            if (chi_cur - chi_t >= (2 + n_groups) * math.log(n) * red
+                    and float(np.max(step)) >= MIN_STEP
+                    and votes >= max(1, math.ceil(0.5 * n_groups))):
+                accepted = (trial, chi_t, trial_s)
+                break
+        if accepted is None:
             break
-        trial, chi_t, k = best
-        trial = _refine(data, trial)
-        chi_t, coefs = _chi_of(data, trial)
-        trial_s = data.last_dev_s[0]
-        lat = np.cumsum(coefs[0], axis=-1)                     # (S, K+1)
-        step = lat[:, k + 1] / lat[:, k]
-        ratio = float(np.max(step))
-        # each stride is its own run (its own placement of the array): a
-        # level must be needed by most of the strides that show a step
-        # there, not by one stride's wiggle
-        red_s = np.maximum(1.0, trial_s / np.maximum(m_s - len(trial) - 1, 1))
-        need = (cur_s - trial_s) > 3 * np.log(m_s) * red_s
-        shown = step >= HIDDEN_RATIO
-        votes = int(np.sum(need & shown))
-        p = n_groups * (len(trial) + 1) + 2 * len(trial)
-        red = max(1.0, chi_t / max(n - p, 1))
-        if (chi_cur - chi_t < (2 + n_groups) * math.log(n) * red or ratio < MIN_STEP
-                or votes < max(1, math.ceil(0.6 * shown.sum()))):
-            break
-        cur_s = trial_s
-        fixed, chi_cur = trial, chi_t
+        fixed, chi_cur, cur_s = accepted
+    if fixed:
+        fixed = _refine(data, fixed)
     chi_all, coefs = _chi_of(data, fixed)
     p = n_groups * (len(fixed) + 1) + 2 * len(fixed)
     red = chi_all / max(n - p, 1)
@@ -469,3 +476,45 @@ def fit_stride_chase(df: pd.DataFrame, line_bytes: int | None = None
 
 
 __all__ = ["fit_stride_chase", "StrideFit"]
+
+
+# ------------------------------------------------------- which model fits
+
+#: A bare curve whose last plateau is less than this multiple of its first
+#: is read as a sequential chase a prefetcher flattens (a random chase's
+#: memory costs tens of L1 hits on every machine since the 1980s).
+SEQUENTIAL_RISE = 4.0
+
+
+def access_model(df: pd.DataFrame) -> tuple[str, str]:
+    """Which access model describes a latency table: ("ring", why) for
+    benchlib's random chases (and any table with random-order rows), or
+    ("stride", why) for a sequential stride chase; from what the table says
+    (its ``pattern`` column) or, for a bare table, from its shape."""
+    if "pattern" in df.columns:
+        pat = df["pattern"].astype(str).str.lower()
+        if (pat == "random").any():
+            return "ring", "the table has random-order rows (a random chase: ring model)"
+        if (pat == "stride").all():
+            return "stride", ("the table says pattern=stride (a sequential stride chase, as "
+                              "lat_mem_rd's output is read)")
+    if "stride_bytes" in df.columns:
+        counts = df.groupby(df["stride_bytes"].astype(float).round())["size_bytes"].nunique()
+        if (counts >= 6).sum() >= 2:
+            return "stride", (f"no pattern column and {int((counts >= 6).sum())} strides' "
+                              "curves (a stride chase's figure, one curve per stride)")
+    c = _median_by(df, "size_bytes", "latency_ns")
+    y = c["latency_ns"].to_numpy(float)
+    k = max(2, len(y) // 8)
+    if len(y) >= 6:
+        rise = float(np.median(y[-k:]) / np.median(y[:k]))
+        if rise < SEQUENTIAL_RISE:
+            return "stride", (f"one bare curve whose largest sizes cost only {rise:.2g}x its "
+                              f"smallest (under {SEQUENTIAL_RISE:g}x: a sequential chase that a "
+                              "prefetcher flattens, not a random one)")
+        return "ring", (f"one bare curve rising {rise:.2g}x from its smallest to its largest "
+                        "sizes (a random chase's rise: ring model)")
+    return "ring", "one bare curve (ring model)"
+
+
+__all__ += ["access_model", "SEQUENTIAL_RISE"]
