@@ -82,11 +82,11 @@ def test_the_recorded_epyc_curves_read_as_one_table():
     assert sorted(d["stride_bytes"].unique()) == [16, 32, 64, 128, 256, 512, 1024, 4096]
     assert (d["pattern"] == "stride").all() and d["size_bytes"].max() == 128 * M
     # strides 16 and 32 are flat to 8 MiB (the prefetcher hides L1, L2 and
-    # the guest's share of L3) and rise at most 2.5x beyond; stride 128 shows L2
+    # the guest's share of L3) and rise at most 3x beyond; stride 128 shows L2
     for st in (16, 32):
         c = d[d["stride_bytes"] == st]
         low = c["latency_ns"][c["size_bytes"] <= 8 * M]
         assert low.max() < 1.25 * low.min()
-        assert c["latency_ns"].max() < 2.5 * low.min()
+        assert c["latency_ns"].max() < 3.0 * low.min()
     c = d[d["stride_bytes"] == 128].set_index("size_bytes")["latency_ns"]
     assert c.loc[:16 * K].median() < 1.5 < 3.0 < c.loc[48 * K:256 * K].median() < 4.5
