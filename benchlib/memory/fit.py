@@ -40,7 +40,6 @@ from benchlib.memory.line_tlb import (compare_with_reported, fit_tlb, line_size_
                                       reconcile_line_sizes)
 from benchlib.memory.hierarchy import Level, MemoryFit, Revisit
 from benchlib.memory.segments import check_columns
-from benchlib.memory.stride import access_model, fit_stride_chase
 from benchlib.memory.synthetic import synthetic_curve
 from benchlib.memory.walk import refit_with_walk
 from benchlib.stats.summary import bootstrap_median_ci
@@ -169,27 +168,14 @@ def _fit_tables(df, pairs, tlb, strides, *, clock_ghz, stride_bytes, min_ratio, 
     (load pairs and stride curves, each on its own, then reconciled; the
     stride curves from ``strides`` if given, else from ``df``) + TLB levels
     (from ``tlb`` if given)."""
-    kind, why = (access_model(df) if model else
-                 ("threshold", "model=False: threshold sizes, no access model"))
+    stride, curve, notes, flattened = _choose_curve(df, stride_bytes)
     tlb_levels = fit_tlb(tlb, page_bytes=page_bytes) if tlb is not None else []
+    levels, lnotes, _ = _fit_levels(curve, min_ratio, model)
     tlb_removed = False
-    access = {"model": kind, "why": why}
-    if kind == "stride" and stride_bytes is None:
-        levels, lnotes, sinfo = _fit_stride(df, pairs)
-        stride, notes, flattened = sinfo.stride_used, [], list(sinfo.flat)
-        access.update(strides=sinfo.strides, flat_strides=sinfo.flat,
-                      prefetch_hidden=dict(sinfo.hidden), reduced_chi2=sinfo.reduced_chi2)
-    else:
-        stride, curve, notes, flattened = _choose_curve(df, stride_bytes)
-        levels, lnotes, _ = _fit_levels(curve, min_ratio, model)
-        if model and tlb_levels:
-            levels, lnotes, tlb_removed = _with_tlb_removed(curve, tlb_levels, min_ratio, levels,
-                                                            lnotes)
-        if kind == "stride":
-            access["why"] += f"; stride {stride_bytes} alone, as asked (ring model's fit)"
-            kind = access["model"] = "ring"
-    said = {"stride": "sequential stride chase", "ring": "random ring", "threshold": "none"}
-    notes = [f"access model: {said[kind]} ({access['why']})"] + list(notes) + lnotes
+    if model and tlb_levels:
+        levels, lnotes, tlb_removed = _with_tlb_removed(curve, tlb_levels, min_ratio, levels,
+                                                        lnotes)
+    notes = list(notes) + lnotes
     if len(levels) == 1:
         notes.append("no cache step found: the curve is flat (prefetch-flattened, or the "
                      "sizes do not span a cache)")
@@ -208,19 +194,7 @@ def _fit_tables(df, pairs, tlb, strides, *, clock_ghz, stride_bytes, min_ratio, 
     notes += line_notes
     return MemoryFit(levels=levels, line_size_bytes=line, tlb=tlb_levels,
                      stride_bytes_used=int(stride), notes=notes, line=line_info,
-                     tlb_removed=tlb_removed, access_model=access)
-
-
-def _fit_stride(df, pairs):
-    """The stride-chase fit (:mod:`.stride`) of a table's stride-order rows;
-    the line (for strides below it) from the load pairs or the stride
-    curves, else 64."""
-    line = None
-    if pairs is not None:
-        line = read_pairs(pairs).get("line")
-    if line is None and "stride_bytes" in df.columns and df["stride_bytes"].nunique() >= 3:
-        line = read_strides(df).get("line")
-    return fit_stride_chase(df, line_bytes=line or 64)
+                     tlb_removed=tlb_removed)
 
 
 def _measured_latencies(fit: MemoryFit, latency: pd.DataFrame, clock: float) -> MemoryFit:

@@ -165,10 +165,6 @@ class MemoryFit:
     tlb_removed: bool = False
     passes_sizes: tuple = ()
     revisit: Revisit | None = None
-    #: which access model the levels were fitted with and why ({"model":
-    #: "ring" | "stride", "why": ...}; for "stride" also the strides, the
-    #: flat ones and the levels a prefetcher hides at each)
-    access_model: dict = field(default_factory=dict)
 
     def __post_init__(self):
         # owned copies: what the caller passed can change, the fit cannot
@@ -190,7 +186,6 @@ class MemoryFit:
             "tlb": [{k: _json_num(v) for k, v in t.items()} for t in self.tlb],
             "stride_bytes_used": int(self.stride_bytes_used),
             "notes": [str(n) for n in self.notes],
-            "access_model": dict(self.access_model),
         }
 
     def table(self) -> pd.DataFrame:
