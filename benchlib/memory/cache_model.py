@@ -47,8 +47,9 @@ GRID_PER_OCTAVE = 48
 SEARCH_OCTAVES = 1.5
 
 
-def kept_fraction(ws_bytes, cache_bytes, ways: int, page_bytes: float,
-                  access: str = "ring") -> np.ndarray:
+def kept_fraction(ws_bytes, cache_bytes, ways: int, page_bytes: float | None,
+                  access: str = "ring", *, stride_bytes: float | None = None,
+                  line_bytes: float = 64) -> np.ndarray:
     """Fraction of a cyclic random chase's lines that an LRU ``ways``-way,
     physically indexed cache of ``cache_bytes`` keeps, the working set
     ``ws_bytes`` lying on pages of ``page_bytes`` at random physical
@@ -58,11 +59,29 @@ def kept_fraction(ws_bytes, cache_bytes, ways: int, page_bytes: float,
     pattern=walk): lines are revisited at random intervals, so a set that n
     lines share keeps ways/n of them whatever its replacement policy (under
     independent, uniform references every policy that fills the set holds an
-    exchangeable subset of it), where the ring's LRU set keeps none."""
+    exchangeable subset of it), where the ring's LRU set keeps none.
+
+    ``access="stride"``: a sequential stride chase (another tool's, e.g.
+    lat_mem_rd: the array's slots ``stride_bytes`` apart visited in one
+    fixed order, forward or backward), on a cache of 1 to 32 ways (1:
+    direct mapped) with ``line_bytes`` lines.  Its lap is a cycle too, so an
+    LRU set keeps its lines when it holds at most ``ways`` of them; what
+    differs from the ring is which sets the lines reach.  ``page_bytes``
+    None (or 0): the set index comes from contiguous addresses (a virtually
+    indexed cache, a page-colouring OS, or pages at least a way long): the
+    lines touched every max(stride, line) bytes use all sets while that
+    distance is below a way (the step is at C, a ramp one way wide; a
+    direct-mapped cache keeps (2 - q)/q of them, q = W/C, up to 2C) and one
+    set's ``ways`` lines beyond it (the step moves to ways x stride).
+    Pages at random frames: a set holds one line of each touched page of
+    its colour, as in the ring, the touched pages being W / max(page,
+    stride)."""
     if access == "walk":
         return _kept_walk(ws_bytes, cache_bytes, ways, page_bytes)
+    if access == "stride":
+        return _kept_stride(ws_bytes, cache_bytes, ways, page_bytes, stride_bytes, line_bytes)
     if access != "ring":
-        raise ValueError(f"access must be 'ring' or 'walk'; got {access!r}")
+        raise ValueError(f"access must be 'ring', 'walk' or 'stride'; got {access!r}")
     w, c = np.broadcast_arrays(np.asarray(ws_bytes, float), np.asarray(cache_bytes, float))
     colours = c / ways / page_bytes
     w, c, colours = np.atleast_1d(w), np.atleast_1d(c), np.atleast_1d(colours)
@@ -79,6 +98,32 @@ def kept_fraction(ws_bytes, cache_bytes, ways: int, page_bytes: float,
         v = np.ones_like(n)
         big = n > k
         # P(Binomial(n, p) <= k) = I_{1-p}(n - k, k + 1), also for real n
+        v[big] = betainc(n[big] - k, k + 1, 1.0 - p[big])
+        out[grad] = v
+    return out
+
+
+def _kept_stride(ws_bytes, cache_bytes, ways: int, page_bytes, stride_bytes, line_bytes):
+    """:func:`kept_fraction` for ``access="stride"`` (see there)."""
+    if stride_bytes is None:
+        raise ValueError("access='stride' needs stride_bytes")
+    w, c = np.broadcast_arrays(np.asarray(ws_bytes, float), np.asarray(cache_bytes, float))
+    w, c = np.atleast_1d(w), np.atleast_1d(c)
+    s_eff = max(float(stride_bytes), float(line_bytes))       # bytes between touched lines
+    contiguous = not page_bytes or not np.isfinite(page_bytes)
+    colours = np.zeros_like(c) if contiguous else c / ways / float(page_bytes)
+    # one set's lines sit a way apart: beyond a way, one set holds them all
+    c_eff = np.maximum(c, ways * s_eff)
+    q = w / (c_eff / ways)
+    out = np.clip((ways + 1 - q) * ways / np.maximum(q, 1e-12), 0.0, 1.0)
+    grad = colours > 1.0
+    if grad.any():
+        # pages at random frames: 1 + Binomial(other touched pages, 1/colours) lines a set
+        n = np.maximum(w[grad] / max(float(page_bytes), s_eff), 1.0) - 1.0
+        k = ways - 1
+        p = 1.0 / colours[grad]
+        v = np.ones_like(n)
+        big = n > k
         v[big] = betainc(n[big] - k, k + 1, 1.0 - p[big])
         out[grad] = v
     return out

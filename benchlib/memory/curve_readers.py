@@ -144,10 +144,33 @@ def read_saved(path) -> MemoryData:
                       source=str(manifest))
 
 
+def read_lat_mem_rd_dir(path) -> pd.DataFrame:
+    """Every ``lat_mem_rd`` text file in a directory (one run per stride,
+    as people keep them), as one table."""
+    p = Path(path)
+    parts = []
+    for f in sorted(p.iterdir()):
+        if not f.is_file() or f.suffix not in (".txt", ".out", ".log", ""):
+            continue
+        try:
+            text = f.read_text()
+        except (OSError, UnicodeDecodeError):
+            continue
+        first = next((s for s in text.splitlines() if s.strip()), "").strip()
+        if re.match(r'^"?\s*stride\s*=', first):
+            parts.append(read_lat_mem_rd(text))
+    if not parts:
+        raise BenchlibError(f"{p}: no memory.json and no lat_mem_rd output files")
+    return pd.concat(parts, ignore_index=True)
+
+
 def read_input(path) -> MemoryData:
     """What ``benchlib fit-memory`` fits: a saved directory (or its
-    manifest) whole, else one curve file (:func:`read_curve_file`)."""
+    manifest) whole; a directory of ``lat_mem_rd`` outputs (one per
+    stride) as one table; else one curve file (:func:`read_curve_file`)."""
     p = Path(path)
+    if p.is_dir() and not (p / MANIFEST).exists():
+        return MemoryData(latency=read_lat_mem_rd_dir(p), source=str(p))
     if p.is_dir() or p.suffix == ".json":
         return read_saved(p)
     return MemoryData(latency=read_curve_file(p), source=str(p))
