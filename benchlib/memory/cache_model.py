@@ -93,14 +93,19 @@ def kept_fraction(ws_bytes, cache_bytes, ways: int, page_bytes: float | None,
     grad = colours > 1.0
     if grad.any():
         n = np.maximum(w[grad] / page_bytes, 1.0) - 1.0    # the other pages
-        k = ways - 1                                     # at most this many share the set
-        p = 1.0 / colours[grad]
-        v = np.ones_like(n)
-        big = n > k
-        # P(Binomial(n, p) <= k) = I_{1-p}(n - k, k + 1), also for real n
-        v[big] = betainc(n[big] - k, k + 1, 1.0 - p[big])
-        out[grad] = v
+        out[grad] = _set_keeps_it(n, ways, 1.0 / colours[grad])
     return out
+
+
+def _set_keeps_it(n_other, ways: int, p) -> np.ndarray:
+    """P(Binomial(n_other, p) <= ways - 1): the chance that at most ways - 1
+    of the other touched pages put a line in this line's set, so that an
+    LRU set keeps it.  I_{1-p}(n - k, k + 1), also for real n."""
+    k = ways - 1
+    v = np.ones_like(n_other)
+    big = n_other > k
+    v[big] = betainc(n_other[big] - k, k + 1, 1.0 - p[big])
+    return v
 
 
 def _kept_stride(ws_bytes, cache_bytes, ways: int, page_bytes, stride_bytes, line_bytes):
@@ -120,12 +125,7 @@ def _kept_stride(ws_bytes, cache_bytes, ways: int, page_bytes, stride_bytes, lin
     if grad.any():
         # pages at random frames: 1 + Binomial(other touched pages, 1/colours) lines a set
         n = np.maximum(w[grad] / max(float(page_bytes), s_eff), 1.0) - 1.0
-        k = ways - 1
-        p = 1.0 / colours[grad]
-        v = np.ones_like(n)
-        big = n > k
-        v[big] = betainc(n[big] - k, k + 1, 1.0 - p[big])
-        out[grad] = v
+        out[grad] = _set_keeps_it(n, ways, 1.0 / colours[grad])
     return out
 
 
