@@ -74,8 +74,10 @@ case "$mode" in
   test)
     echo "==> running the test suite"
     # one worker per CPU (pytest-xdist): the notebooks' smoke runs and the
-    # unit tests share the machine's CPUs instead of queueing on one
-    exec "$py" -m pytest -q -n auto "${extra[@]}"
+    # unit tests share the machine's CPUs instead of queueing on one; work
+    # stealing keeps both busy to the end (the long notebook runs sort late,
+    # and a fixed share left one CPU idle while the other ran them)
+    exec "$py" -m pytest -q -n auto --dist worksteal "${extra[@]}"
     ;;
   reproduce)
     exec "$py" -m benchlib.notebooks --profile "$profile" "${extra[@]}"
