@@ -81,12 +81,16 @@ def test_the_recorded_epyc_curves_read_as_one_table():
     d = read_input(EPYC).latency
     assert sorted(d["stride_bytes"].unique()) == [16, 32, 64, 128, 256, 512, 1024, 4096]
     assert (d["pattern"] == "stride").all() and d["size_bytes"].max() == 128 * M
-    # strides 16 and 32 are flat to 8 MiB (the prefetcher hides L1, L2 and
-    # the guest's share of L3) and rise at most 3x beyond; stride 128 shows L2
-    for st in (16, 32):
-        c = d[d["stride_bytes"] == st]
-        low = c["latency_ns"][c["size_bytes"] <= 8 * M]
-        assert low.max() < 1.25 * low.min()
-        assert c["latency_ns"].max() < 3.0 * low.min()
-    c = d[d["stride_bytes"] == 128].set_index("size_bytes")["latency_ns"]
-    assert c.loc[:16 * K].median() < 1.5 < 3.0 < c.loc[48 * K:256 * K].median() < 4.5
+    # every data line of every file is one row, its MB read as 2^20 bytes
+    # (rounded to 8) and its ns kept as printed; checked against the text
+    # itself, not against what the curves happen to show
+    for f in sorted(EPYC.glob("lat_mem_rd_stride*.txt")):
+        stride = int(f.stem.removeprefix("lat_mem_rd_stride"))
+        lines = [ln.split() for ln in f.read_text().splitlines()
+                 if ln.strip() and not ln.startswith('"')]
+        rows = d[d["stride_bytes"] == stride].reset_index(drop=True)
+        assert len(rows) == len(lines)
+        for i in (0, len(lines) // 2, len(lines) - 1):
+            mb, ns = float(lines[i][0]), float(lines[i][1])
+            assert rows.loc[i, "size_bytes"] == pytest.approx(mb * M, abs=8)
+            assert rows.loc[i, "latency_ns"] == ns
