@@ -142,6 +142,26 @@ def _chromium():
     return webdriver.Chrome(service=Service(executable_path=CHROMEDRIVER), options=opts)
 
 
+def dismiss_dialogs(driver, seen: list[str]) -> None:
+    """Close any JupyterLab dialog over the page (a kernel still starting
+    under load, for one, asks before the notebook is usable), keeping its
+    words in ``seen`` for the failure message; the dialog's default
+    button is pressed, as a user would."""
+    from selenium.common.exceptions import WebDriverException
+    from selenium.webdriver.common.by import By
+
+    for dialog in driver.find_elements(By.CSS_SELECTOR, "dialog.jp-Dialog, .jp-Dialog"):
+        try:
+            seen.append(" ".join(dialog.text.split()))
+            buttons = (dialog.find_elements(By.CSS_SELECTOR, ".jp-Dialog-button.jp-mod-accept")
+                       or dialog.find_elements(By.CSS_SELECTOR, ".jp-Dialog-button"))
+            if buttons:
+                buttons[-1].click()
+            time.sleep(0.5)
+        except WebDriverException:        # it closed itself meanwhile
+            pass
+
+
 def choose(select, text: str) -> None:
     """Pick an option of a dropdown as a user does, and make sure the page
     says so to the widget (the change event ipywidgets listens to)."""
@@ -154,7 +174,7 @@ def choose(select, text: str) -> None:
 
 @pytest.mark.slow
 def test_explorer_in_jupyterlab_in_chromium(jupyterlab, tmp_path):
-    from selenium.common.exceptions import TimeoutException
+    from selenium.common.exceptions import ElementClickInterceptedException, TimeoutException
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support import expected_conditions as EC
     from selenium.webdriver.support.ui import WebDriverWait
@@ -162,6 +182,7 @@ def test_explorer_in_jupyterlab_in_chromium(jupyterlab, tmp_path):
     base, token = jupyterlab
     driver = _chromium()
     step = "opening the notebook"
+    dialogs: list[str] = []
     try:
         wait = WebDriverWait(driver, 90)
         driver.get(f"{base}/lab/tree/explore.ipynb?token={token}")
@@ -172,9 +193,15 @@ def test_explorer_in_jupyterlab_in_chromium(jupyterlab, tmp_path):
         # connecting and be dropped, leaving every cell at [ ]
         for attempt in range(3):
             step = "Run > Run All Cells"
-            menu = next(e for e in driver.find_elements(By.CSS_SELECTOR, ".lm-MenuBar-itemLabel")
-                        if e.text == "Run")
-            menu.click()
+            for _ in range(10):
+                dismiss_dialogs(driver, dialogs)
+                menu = next(e for e in driver.find_elements(
+                    By.CSS_SELECTOR, ".lm-MenuBar-itemLabel") if e.text == "Run")
+                try:
+                    menu.click()
+                    break
+                except ElementClickInterceptedException:   # a dialog came up meanwhile
+                    time.sleep(1)
             wait.until(EC.element_to_be_clickable(
                 (By.CSS_SELECTOR, "li.lm-Menu-item[data-command='runmenu:run-all']"))).click()
             step = "running the notebook (the form, then the last cell's verdict)"
@@ -209,6 +236,7 @@ def test_explorer_in_jupyterlab_in_chromium(jupyterlab, tmp_path):
         text = driver.find_element(By.TAG_NAME, "body").text[-2000:]
         driver.quit()
         pytest.fail(f"timed out {step}; the page ends with:\n{text}\n"
+                    f"dialogs closed on the way: {dialogs}\n"
                     f"(screenshot: {tmp_path / 'failed.png'})")
     try:
         status = driver.find_element(By.CSS_SELECTOR, ".benchlib-explore-status").text
