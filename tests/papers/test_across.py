@@ -114,10 +114,14 @@ def test_cpu_figures_carry_their_source(df):
     assert (df[df.cpu_rating.isna()].cpu_unrated_reason.str.len() > 20).all()
     assert (df[df.cpu_rating.notna()].cpu_unrated_reason == "").all()
     clocked = df[df.cpu_mhz.notna()]
-    # the Sun remote row, Lai & Baker's 6 and lmbench's 12 Linux i686 rows
-    assert len(clocked) == 19 and (clocked.cpu_mhz_source.str.len() > 10).all()
-    ctx = clocked[clocked.table == "table_context_switch"]
-    assert list(ctx.row_label) == ["Linux i686"] and ctx.cpu_mhz.iloc[0] == 167
+    # the Sun remote row, Lai & Baker's 6, lmbench's 12 Linux i686 rows and the 12 rows each of
+    # the three systems whose board or model string fixes the clock (IP26, IP25, 9000/819)
+    assert len(clocked) == 55 and (clocked.cpu_mhz_source.str.len() > 10).all()
+    by_board = clocked[clocked.cpu_mhz_source.str.startswith("not printed by the paper")]
+    assert set(by_board.row_label) == {"IRIX64-601 IP26", "IRIX64 IP25", "HP-UX 9000/819"}
+    ctx = clocked[clocked.table == "table_context_switch"].set_index("row_label").cpu_mhz
+    assert ctx.to_dict() == {"Linux i686": 167, "IRIX64-601 IP26": 75, "IRIX64 IP25": 195,
+                             "HP-UX 9000/819": 100}
 
 
 def test_two_papers_on_one_machine_both_stay(df):
