@@ -71,6 +71,11 @@ def test_verdict_against_one():
     # an interval that reaches 1 holds 1: it keeps pace (the one interval rule)
     assert s.verdict(_e(1.1, 1.0, 1.2)).startswith("keeps pace")
     assert s.verdict(_e(0.9, 0.8, 1.0)).startswith("keeps pace")
+    # three scattered points: an interval from below 0 to above 2 tells nothing
+    assert s.verdict(_e(0.3, -3.0, 3.5)) == s.CANNOT_TELL
+    assert s.verdict(_e(0.7, 0.0, 1.4)) == s.CANNOT_TELL
+    assert s.verdict(_e(1.4, 0.6, 2.2)) == s.CANNOT_TELL
+    assert s.trend(_e(0.5, 0.3, 0.7), _e(0.3, -3.0, 3.5)) == "undetermined"
 
 
 def test_trend():

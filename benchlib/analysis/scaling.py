@@ -85,16 +85,31 @@ def bootstrap_exponent(cpu, spd, level: float = 0.95, n_boot: int = 2000,
     return percentile_interval(slopes, level)
 
 
+#: An interval that holds 1 and also reaches one of these says nothing: 0
+#: is "no faster on a faster CPU", 2 "twice as fast as the CPU's gain".
+NO_GAIN, DOUBLE_GAIN = 0.0, 2.0
+CANNOT_TELL = "cannot tell (the interval holds 1 and reaches 0 or 2)"
+
+
 def verdict(e: Exponent) -> str:
     """What the interval says against 1 (keeping pace with the CPU), by the
-    one interval rule (``benchlib.stats.summary.interval_side``)."""
-    if not e.ok:
-        return "no fit"
-    side = interval_side(e.low, e.high, 1.0)
+    one interval rule (``benchlib.stats.summary.interval_side``).  An
+    interval that holds 1 but is so wide that it also holds 0 (no gain at
+    all) or 2 cannot tell keeping pace from those: three scattered points
+    of one era give such intervals, and "keeps pace" would be read from
+    the absence of evidence."""
+    return interval_verdict(e.low, e.high) if e.ok else "no fit"
+
+
+def interval_verdict(low: float, high: float) -> str:
+    """:func:`verdict` of a fitted exponent's interval."""
+    side = interval_side(low, high, 1.0)
     if side is False:
         return "falls behind"
     if side is True:
         return "outpaces the CPU"
+    if low <= NO_GAIN or high >= DOUBLE_GAIN:
+        return CANNOT_TELL
     return "keeps pace (1 inside the interval)"
 
 
@@ -130,6 +145,8 @@ def trend(early: Exponent, overall: Exponent) -> str:
     if not (early.ok and overall.ok):
         return "undetermined"
     ve, vo = verdict(early), verdict(overall)
+    if CANNOT_TELL in (ve, vo):
+        return "undetermined"
     if ve == "falls behind" and vo != "falls behind":
         return "caught up"
     if ve != "falls behind" and vo == "falls behind":

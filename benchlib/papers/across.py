@@ -39,6 +39,7 @@ from typing import Callable
 
 import pandas as pd
 
+from benchlib.analysis.scaling import CANNOT_TELL, interval_verdict
 from benchlib.errors import BenchlibError
 from benchlib.papers.data import PAPERS, data_dir, paper_dir
 from benchlib.papers.verdict import Verdict, verdict
@@ -471,19 +472,27 @@ def era_verdicts(output_dir, fits: pd.DataFrame) -> list[Verdict]:
         f = mine[mine["exponent"].notna()]
         behind = [r.primitive for r in f.itertuples()
                   if interval_side(r.ci_low, r.ci_high, 1.0) is False]
+        vague = [r.primitive for r in f.itertuples()
+                 if interval_verdict(r.ci_low, r.ci_high) == CANNOT_TELL]
+        told = len(f) - len(vague)
         why = mine.loc[mine["exponent"].isna(), "note"].value_counts()
         figures = {r.primitive: iv.Measured(r.exponent, r.ci_low, r.ci_high)
                    for r in f.itertuples()}
         names = ", ".join(p.replace("_", " ") for p in behind)
         out.append(verdict(
             output_dir, "then_and_now", f"{CLAIM} ({name})",
-            holds=None if f.empty else not behind,
+            holds=None if not told else not behind,
             evidence=(f"{len(f)} of {len(mine)} primitives fitted: exponent of speed against "
                       "the CPU rating (VAX-11/780 = 1), 1 = kept pace"),
-            if_true="No fitted primitive's 95% interval lies wholly below 1: they kept pace.",
+            if_true=(f"No fitted primitive's 95% interval lies wholly below 1: {told} kept pace"
+                     + (f"; {len(vague)} cannot tell (interval reaching 0 or 2)" if vague else "")
+                     + "."),
             if_false=f"{len(behind)} of {len(f)} fitted primitives fell behind: {names}.",
-            if_unknown=("No primitive has a fit in this era"
-                        + (f" (most often: {why.index[0]})" if len(why) else "") + "."),
+            if_unknown=(("No primitive has a fit in this era"
+                         + (f" (most often: {why.index[0]})" if len(why) else ""))
+                        if f.empty else
+                        f"Every fitted primitive's interval holds 1 and reaches 0 or 2 "
+                        f"({len(vague)}): too few or too scattered rated systems to tell") + ".",
             figures=figures))
     return out
 

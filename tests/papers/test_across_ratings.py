@@ -357,3 +357,17 @@ def test_an_era_whose_interval_holds_1_kept_pace_even_below_it(tmp_path):
     by = {v.claim.rsplit("(", 1)[1].rstrip(")"): v for v in across.era_verdicts(tmp_path, fits)}
     assert by["1989-90"].holds is True and by["all eras"].holds is False
     assert by["1995-96"].holds is None and "No primitive has a fit" in by["1995-96"].text
+
+
+def test_an_era_whose_intervals_reach_0_or_2_cannot_tell(tmp_path):
+    """Three scattered points give b = 0.3 [-3.0, 3.5]: no verdict, not
+    'kept pace'; beside one told primitive the era's verdict rests on it."""
+    row = {"primitive": "kernel_entry", "n": 3, "intercept": 0.0, "note": ""}
+    wide = {**row, "exponent": 0.3, "ci_low": -3.0, "ci_high": 3.5}
+    fits = pd.DataFrame([{**wide, "systems": "1995-96"},
+                         {**wide, "systems": "1989-90"},
+                         {**row, "primitive": "pipe_round_trip", "systems": "1989-90",
+                          "exponent": 0.95, "ci_low": 0.8, "ci_high": 1.1}])
+    by = {v.claim.rsplit("(", 1)[1].rstrip(")"): v for v in across.era_verdicts(tmp_path, fits)}
+    assert by["1995-96"].holds is None and "reaches 0 or 2" in by["1995-96"].text
+    assert by["1989-90"].holds is True and "1 cannot tell" in by["1989-90"].text
