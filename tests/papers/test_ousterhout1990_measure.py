@@ -29,6 +29,28 @@ def test_instruction_count_is_exact_and_repeatable():
     assert 0 < fixed[0] < per[0]            # the child's entry and exit only
 
 
+def test_the_count_is_kept_per_build_and_a_bad_cache_is_counted_again(tmp_path, monkeypatch):
+    import json
+
+    from benchlib.measuring.benchmarks import cpu
+
+    true = instructions_per_repetition()
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    cpu.instructions_per_repetition.cache_clear()
+    try:
+        path = cpu._count_file()
+        assert path.startswith(str(tmp_path)) and not os.path.exists(path)
+        assert cpu.instructions_per_repetition() == true         # counted, then kept
+        assert json.load(open(path))["instructions_per_repetition"] == true
+        cpu.instructions_per_repetition.cache_clear()
+        with open(path, "w") as f:
+            f.write("{not json")
+        assert cpu.instructions_per_repetition() == true         # counted again
+        assert json.load(open(path))["instructions_per_repetition"] == true
+    finally:
+        cpu.instructions_per_repetition.cache_clear()
+
+
 def test_every_repetition_does_the_same_work():
     from benchlib._native import lib
 

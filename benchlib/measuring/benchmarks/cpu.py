@@ -2,10 +2,15 @@
 from __future__ import annotations
 
 import functools
+import hashlib
+import json
+import os
+import tempfile
 
 from benchlib.errors import BenchlibError
 from benchlib.measuring.registry import Benchmark, register
 from benchlib.measuring.benchmarks.common import CPU, _check_cpu_param, _ffi, _lib, no_extras
+from benchlib.measuring.benchmarks.compiler_cache import _cache_dir
 
 
 # ---------------------------------------------------------------- cpu_clock
@@ -26,10 +31,29 @@ register(Benchmark(
 
 # ---------------------------------------------------------------- integer_speed
 
+def _count_file() -> str:
+    """Where the count is kept: named by a hash of the compiled library, the
+    one thing the count depends on (the program calls no libc routine)."""
+    import benchlib._cbench as compiled
+    h = hashlib.sha256()
+    with open(compiled.__file__, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return os.path.join(_cache_dir(), f"integer-speed-instructions-{h.hexdigest()[:16]}.json")
+
+
 @functools.lru_cache(maxsize=1)
 def instructions_per_repetition() -> int:
     """Instructions one repetition of integer_speed's program executes, counted
-    by single-stepping it under ptrace (about a second; cached)."""
+    by single-stepping it under ptrace (a second on hardware, several in a VM,
+    where every step exits to the hypervisor), once per build of the library:
+    the count is kept in the per-user cache, named by the library's hash."""
+    path = _count_file()
+    try:
+        with open(path) as f:
+            return int(json.load(f)["instructions_per_repetition"])
+    except (OSError, ValueError, KeyError, TypeError):
+        pass
     ffi = _ffi()
     per, fixed = ffi.new("int64_t *"), ffi.new("int64_t *")
     rc = _lib().bl_count_instructions(per, fixed)
@@ -37,6 +61,14 @@ def instructions_per_repetition() -> int:
         raise KeyboardInterrupt
     if rc != 0:
         raise BenchlibError(ffi.string(_lib().bl_last_error()).decode())
+    try:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=".integer-speed-", dir=os.path.dirname(path))
+        with os.fdopen(fd, "w") as f:
+            json.dump({"instructions_per_repetition": int(per[0]), "fixed": int(fixed[0])}, f)
+        os.replace(tmp, path)               # atomic: a concurrent reader sees all or nothing
+    except OSError:
+        pass                                # an unwritable cache only costs the recount
     return int(per[0])
 
 
