@@ -3,6 +3,7 @@ pairs (benchlib's command beside the peer's).  Output readers are pure
 functions of recorded text (tests/test_compare_perf.py)."""
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -52,6 +53,16 @@ class Tools:
         self.lmbench_env = None
         if lmbench_enough_us is not None:
             self.lmbench_env = {**os.environ, "ENOUGH": str(int(lmbench_enough_us))}
+
+    @contextlib.contextmanager
+    def lmbench_default_calibration(self):
+        """lmbench3 as it ships, calibrating its own ENOUGH, inside the block:
+        the wall time a user of lmbench3 waits for a figure."""
+        saved, self.lmbench_env = self.lmbench_env, None
+        try:
+            yield
+        finally:
+            self.lmbench_env = saved
 
     def lmbench_us(self, program: str, *args: str) -> float:
         """lmbench3's "<what>: <x> microseconds" line (it prints to stderr)."""

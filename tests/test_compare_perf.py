@@ -1,5 +1,6 @@
 """bench/compare_perf.py's pure parts: reading perf's output and mapping
 io_workload's request sizes to fio's --bssplit (recorded text, known answers)."""
+import contextlib
 import importlib.util
 import sys
 from pathlib import Path
@@ -139,6 +140,37 @@ def test_summaries_read_their_variant_and_wall_times():
     assert out["install | lat_sig"]["agreement"] == "differ-explained"
     assert "install save" in out["install | lat_sig"]["explained"]
     assert out["install | lat_sig"]["wall_ratio"] == pytest.approx(0.05)
+
+
+def test_lmbench3_as_it_ships_is_run_once_per_command_and_is_the_wall_compared():
+    class FakeTools:
+        env = "ENOUGH=50000"
+        seen = []
+
+        @contextlib.contextmanager
+        def lmbench_default_calibration(self):
+            saved, self.env = self.env, None
+            yield
+            self.env = saved
+
+    tools = FakeTools()
+
+    def theirs():
+        tools.seen.append(tools.env)
+        return 1.0, 40.0                 # its figure and its wall, calibrating itself
+    a, b = _pair("install | lat_sig", [1.0] * 5, [1.0] * 5), _pair("save | lat_sig", [1.0] * 5, [1.0] * 5)
+    other = _pair("pipe | perf", [1.0] * 5, [1.0] * 5)
+    other.tool = "perf"
+    for p in (a, b):
+        p.theirs, p.theirs_cmd = theirs, "lat_sig install"
+    compare_perf.measure_default_walls([a, b, other], tools)
+    assert tools.seen == [None] and tools.env == "ENOUGH=50000"   # once, as shipped, then back
+    s = compare_perf.summarise(b)
+    assert s["other_default_wall_s"] == 40.0 and s["other_wall_s"] == 1.0
+    assert s["wall_ratio"] == pytest.approx(0.05 / 40.0)
+    assert "own calibration" in s["wall_basis"]
+    assert "theirs_default" not in other.values
+    assert compare_perf.summarise(other)["wall_basis"] == "the rounds' runs"
 
 
 def test_a_bandwidth_pair_that_never_settles_says_so():
