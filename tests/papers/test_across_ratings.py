@@ -371,3 +371,21 @@ def test_an_era_whose_intervals_reach_0_or_2_cannot_tell(tmp_path):
     by = {v.claim.rsplit("(", 1)[1].rstrip(")"): v for v in across.era_verdicts(tmp_path, fits)}
     assert by["1995-96"].holds is None and "reaches 0 or 2" in by["1995-96"].text
     assert by["1989-90"].holds is True and "1 cannot tell" in by["1989-90"].text
+
+
+def test_the_docs_say_what_the_data_give(df, ratings):
+    """docs/papers/then_and_now.md's counts and its 1995-96 kernel-entry
+    interval are the data's (the fit of the papers' rows alone: no machine
+    of today enters the 1995-96 era)."""
+    import re
+
+    from conftest import REPO
+
+    text = " ".join((REPO / "docs" / "papers" / "then_and_now.md").read_text().split())
+    carried = int((ratings["status"] != "unrated").sum())
+    assert f"carry a figure ({carried} of {len(ratings)})" in text
+    fits = across.fit_eras(df, n_boot=20)
+    k = fits[(fits.primitive == "kernel_entry") & (fits.systems == "1995-96")].iloc[0]
+    m = re.search(r"b = (-?[\d.]+) \[(-?[\d.]+), (-?[\d.]+)\] for kernel entry", text)
+    assert m and [float(x) for x in m.groups()] == [round(k.exponent, 2), round(k.ci_low, 2),
+                                                    round(k.ci_high, 2)]
