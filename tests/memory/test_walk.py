@@ -163,6 +163,26 @@ def test_refit_with_walk_replaces_the_ring_size_and_keeps_it():
     assert fit.levels[0].ring_size_bytes is None          # the first level keeps the ring's
 
 
+def test_a_ring_size_far_below_the_capacity_does_not_hold_the_walk_s_search():
+    # the EPYC guest's run r3: a ring whose L2 points a neighbour had slowed
+    # read 161 KiB for a 512 KiB L2; the walk's search round it (1.5 octaves)
+    # ended at its edge and the size fell back to the ring's.  The search
+    # moves to where the walk's own profile leads.
+    c = 512 * K
+    w = (c * 2.0 ** (np.arange(-24, 17) / 8)).astype(float)        # 32 KiB .. 2 MiB
+    h1 = np.minimum(1.0, 32 * K / w)
+    h = np.maximum(kept_fraction(w, c, 8, PAGE, "walk"), h1)
+    rng = np.random.default_rng(3)
+    y = (0.9 * h1 + 3.1 * (h - h1) + 10.0 * (1 - h)) * np.exp(rng.normal(0, 0.01, len(w)))
+    fit = _fit_with_l2(160 * K)
+    fit = replace(fit, levels=(replace(fit.levels[0], size_bytes=32 * K),) + fit.levels[1:])
+    got = refit_with_walk(fit, pd.DataFrame({"size_bytes": w, "latency_ns": y}))
+    l2 = got.levels[1]
+    assert abs(l2.size_bytes / c - 1) < 0.10, l2.size_bytes / K
+    assert l2.size_bytes_low <= c <= l2.size_bytes_high
+    assert any("searched again" in n for n in got.notes)
+
+
 def test_refit_with_walk_leaves_levels_the_walk_does_not_span():
     fit = _fit_with_l2(1 << 20)
     w = np.array([256, 320, 384, 448, 512, 640], float) * K    # stops at 0.6 x the L2
