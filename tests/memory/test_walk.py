@@ -117,7 +117,10 @@ def test_walk_recovers_the_capacity_whatever_the_policy(curves, policy):
     t = fit_walk(SIZES, curves[policy, "walk"], guess_bytes=1.3 * CACHE, below=None)
     assert abs(t.size_bytes / CACHE - 1) < 0.10
     assert t.size_bytes_low <= CACHE * 1.1 and t.size_bytes_high >= CACHE * 0.9
-    assert t.latencies_ns[0] == pytest.approx(L_HIT, rel=0.05)
+    # 4 page colours: 2 % of the smallest sizes' lines already miss in the
+    # simulation, and a shape of fewer colours (the ways are not claimed)
+    # reads them as a hit level up to 6 % slower
+    assert t.latencies_ns[0] == pytest.approx(L_HIT, rel=0.07)
 
 
 def test_the_ring_fitted_as_lru_overstates_a_cache_that_is_not_lru(curves):
@@ -258,3 +261,24 @@ def test_a_ring_level_inside_the_walk_s_span_stays_only_if_the_walk_needs_it(rea
     else:
         assert names == ["L1", "L2", "memory"]
         assert any("part of the transition, not a level" in n for n in fit.notes)
+
+
+@pytest.mark.parametrize("cache, ways", [(512 * K, 8), (2 << 20, 16), (64 * K, 4)])
+def test_the_walk_s_placement_variance_matches_random_pages(cache, ways):
+    # each walk point is a buffer of its own, its pages at random frames: the
+    # fraction kept scatters from point to point by what the colours lose
+    from benchlib.memory.cache_model import _walk_placement_var
+
+    rng = np.random.default_rng(5)
+    colours = cache // ways // PAGE
+    for ws in (0.6 * cache, 0.9 * cache, 1.2 * cache, 1.8 * cache):
+        pages = int(ws // PAGE)
+        kept = [np.minimum(np.bincount(rng.integers(0, colours, pages), minlength=colours),
+                           ways).sum() / pages for _ in range(3000)]
+        want = float(np.var(kept))
+        got = float(_walk_placement_var([pages * PAGE], [cache], ways, PAGE)[0, 0])
+        assert got == pytest.approx(want, rel=0.25, abs=2e-5), (ws / cache, got, want)
+        assert float(np.mean(kept)) == pytest.approx(
+            float(kept_fraction(pages * PAGE, cache, ways, PAGE, "walk")[0]), abs=0.01)
+    # the index inside the page: every set holds W / way lines, no scatter
+    assert _walk_placement_var([48 * K], [32 * K], 8, PAGE)[0, 0] == 0.0
