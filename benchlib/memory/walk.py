@@ -44,7 +44,7 @@ def refit_with_walk(fit: MemoryFit, walk: pd.DataFrame) -> MemoryFit:
     while k + 1 < len(caches):
         k += 1
         lv, low = caches[k], caches[k - 1]
-        centre, moved = _walk_centre(c, lv.size_bytes, low)
+        centre, moved, t_centre = _walk_centre(c, lv.size_bytes, low)
         pts = _around(c, centre)
         # the walk must reach past the capacity; the ring's size, which it
         # was placed around, may overstate it (a policy other than LRU)
@@ -55,8 +55,8 @@ def refit_with_walk(fit: MemoryFit, walk: pd.DataFrame) -> MemoryFit:
         nxt = caches[k + 1] if k + 1 < len(caches) else None
         inside = nxt is not None and centre < nxt.size_bytes < pts.size_bytes.max()
         try:
-            t = fit_walk(pts.size_bytes.to_numpy(), pts.latency_ns.to_numpy(), centre,
-                         (low.size_bytes, low.latency_ns))
+            t = t_centre or fit_walk(pts.size_bytes.to_numpy(), pts.latency_ns.to_numpy(),
+                                     centre, (low.size_bytes, low.latency_ns))
             if inside:
                 # the ring's next level lies inside the walk's span: does the
                 # walk's curve need it?  (BIC: its latency and its split)
@@ -109,28 +109,32 @@ def _around(c: pd.DataFrame, centre: float) -> pd.DataFrame:
     return c[(c.size_bytes >= centre / 4) & (c.size_bytes <= 4 * centre)]
 
 
-def _walk_centre(c: pd.DataFrame, ring_bytes: float, low: Level) -> tuple[float, bool]:
+def _walk_centre(c: pd.DataFrame, ring_bytes: float, low: Level):
     """Where to centre the walk's search: the ring's size, unless the walk's
     own best capacity, searched from there, lies at the search's edge (the
     ring's transition, read as LRU sets, can miss the capacity by more than
     the search's 1.5 octaves: on the EPYC guest a ring whose L2 points a
     neighbour had slowed gave 161 KiB for a 512 KiB L2); then the search
     moves to that edge, points and all, up to WALK_RECENTRE times, while
-    the best stays at an edge.  Returns (centre, whether it moved)."""
-    centre = ring_bytes
+    the best stays at an edge.  Returns (centre, whether it moved, the
+    walk's fit round that centre if it was made, else None)."""
+    centre, t = ring_bytes, None
     for _ in range(WALK_RECENTRE):
         pts = _around(c, centre)
+        if not _spans(pts, centre):
+            break
         try:
             t = fit_walk(pts.size_bytes.to_numpy(), pts.latency_ns.to_numpy(), centre,
                          (low.size_bytes, low.latency_ns))
         except ValueError:
+            t = None
             break
         if abs(math.log2(t.size_bytes / centre)) < SEARCH_OCTAVES - 0.25:
             break                       # the best lies inside the search
         if not _spans(_around(c, t.size_bytes), t.size_bytes):
             break                       # the walk does not reach round the new centre
-        centre = t.size_bytes
-    return centre, centre != ring_bytes
+        centre, t = t.size_bytes, None
+    return centre, centre != ring_bytes, t
 
 
 def _spans(pts: pd.DataFrame, centre: float) -> bool:
