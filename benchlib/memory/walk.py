@@ -16,7 +16,7 @@ from dataclasses import replace
 import pandas as pd
 
 from benchlib.memory.associativity import ways_from_walk
-from benchlib.memory.cache_model import SMALL_PAGE, fit_walk
+from benchlib.memory.cache_model import SEARCH_OCTAVES, SMALL_PAGE, fit_walk
 from benchlib.memory.levels import tlb_penalty_ns
 from benchlib.memory.hierarchy import Level, MemoryFit
 from benchlib.memory.segments import _median_by, check_columns
@@ -44,24 +44,26 @@ def refit_with_walk(fit: MemoryFit, walk: pd.DataFrame) -> MemoryFit:
     while k + 1 < len(caches):
         k += 1
         lv, low = caches[k], caches[k - 1]
-        pts = c[(c.size_bytes >= lv.size_bytes / 4) & (c.size_bytes <= 4 * lv.size_bytes)]
+        centre, moved, t_centre = _walk_centre(c, lv.size_bytes, low)
+        pts = _around(c, centre)
         # the walk must reach past the capacity; the ring's size, which it
         # was placed around, may overstate it (a policy other than LRU)
-        if len(pts) < 6 or pts.size_bytes.min() > lv.size_bytes / 2 \
-                or pts.size_bytes.max() < 1.5 * lv.size_bytes:
+        if not _spans(pts, centre):
             continue
+        if moved:
+            notes.append(_recentred(lv, centre))
         nxt = caches[k + 1] if k + 1 < len(caches) else None
-        inside = nxt is not None and lv.size_bytes < nxt.size_bytes < pts.size_bytes.max()
+        inside = nxt is not None and centre < nxt.size_bytes < pts.size_bytes.max()
         try:
-            t = fit_walk(pts.size_bytes.to_numpy(), pts.latency_ns.to_numpy(), lv.size_bytes,
-                         (low.size_bytes, low.latency_ns))
+            t = t_centre or fit_walk(pts.size_bytes.to_numpy(), pts.latency_ns.to_numpy(),
+                                     centre, (low.size_bytes, low.latency_ns))
             if inside:
                 # the ring's next level lies inside the walk's span: does the
                 # walk's curve need it?  (BIC: its latency and its split)
                 shape = ((nxt.transition.ways, nxt.transition.page_bytes) if nxt.transition
                          else (16, SMALL_PAGE))
                 t2 = fit_walk(pts.size_bytes.to_numpy(), pts.latency_ns.to_numpy(),
-                              lv.size_bytes, (low.size_bytes, low.latency_ns),
+                              centre, (low.size_bytes, low.latency_ns),
                               above=(nxt.size_bytes, *shape))
                 gain = len(pts) * math.log(t.rss / max(t2.rss, 1e-300))
                 if gain >= 2 * math.log(len(pts)):
@@ -95,6 +97,57 @@ def refit_with_walk(fit: MemoryFit, walk: pd.DataFrame) -> MemoryFit:
                     "so its replacement policy is not LRU and the ring's fit overstates it")
         notes.append(msg)
     return replace(fit, levels=tuple(levels), notes=tuple(notes))
+
+
+#: Times the walk's search may move to where its own profile leads, when
+#: the ring's size put the best capacity at the search's edge.
+WALK_RECENTRE = 3
+
+
+def _around(c: pd.DataFrame, centre: float) -> pd.DataFrame:
+    """The walk's points from a quarter of ``centre`` to 4 times it."""
+    return c[(c.size_bytes >= centre / 4) & (c.size_bytes <= 4 * centre)]
+
+
+def _walk_centre(c: pd.DataFrame, ring_bytes: float, low: Level):
+    """Where to centre the walk's search: the ring's size, unless the walk's
+    own best capacity, searched from there, lies at the search's edge (the
+    ring's transition, read as LRU sets, can miss the capacity by more than
+    the search's 1.5 octaves: on the EPYC guest a ring whose L2 points a
+    neighbour had slowed gave 161 KiB for a 512 KiB L2); then the search
+    moves to that edge, points and all, up to WALK_RECENTRE times, while
+    the best stays at an edge.  Returns (centre, whether it moved, the
+    walk's fit round that centre if it was made, else None)."""
+    centre, t = ring_bytes, None
+    for _ in range(WALK_RECENTRE):
+        pts = _around(c, centre)
+        if not _spans(pts, centre):
+            break
+        try:
+            t = fit_walk(pts.size_bytes.to_numpy(), pts.latency_ns.to_numpy(), centre,
+                         (low.size_bytes, low.latency_ns))
+        except ValueError:
+            t = None
+            break
+        if abs(math.log2(t.size_bytes / centre)) < SEARCH_OCTAVES - 0.25:
+            break                       # the best lies inside the search
+        if not _spans(_around(c, t.size_bytes), t.size_bytes):
+            break                       # the walk does not reach round the new centre
+        centre, t = t.size_bytes, None
+    return centre, centre != ring_bytes, t
+
+
+def _spans(pts: pd.DataFrame, centre: float) -> bool:
+    """Whether the walk's points round ``centre`` reach from below half of it
+    to past 1.5 times it (the fit needs both sides of the capacity)."""
+    return (len(pts) >= 6 and pts.size_bytes.min() <= centre / 2
+            and pts.size_bytes.max() >= 1.5 * centre)
+
+
+def _recentred(lv: Level, centre: float) -> str:
+    return (f"{lv.name}: the random walk's best capacity lay at the edge of a search around "
+            f"the ring's {lv.size_bytes / 1024:.0f} KiB; searched again around "
+            f"{centre / 1024:.0f} KiB, where the walk's own profile led")
 
 
 def _named(levels: list[Level]) -> list[Level]:

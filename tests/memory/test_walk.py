@@ -117,7 +117,10 @@ def test_walk_recovers_the_capacity_whatever_the_policy(curves, policy):
     t = fit_walk(SIZES, curves[policy, "walk"], guess_bytes=1.3 * CACHE, below=None)
     assert abs(t.size_bytes / CACHE - 1) < 0.10
     assert t.size_bytes_low <= CACHE * 1.1 and t.size_bytes_high >= CACHE * 0.9
-    assert t.latencies_ns[0] == pytest.approx(L_HIT, rel=0.05)
+    # 4 page colours: 2 % of the smallest sizes' lines already miss in the
+    # simulation, and a shape of fewer colours (the ways are not claimed)
+    # reads them as a hit level up to 6 % slower
+    assert t.latencies_ns[0] == pytest.approx(L_HIT, rel=0.07)
 
 
 def test_the_ring_fitted_as_lru_overstates_a_cache_that_is_not_lru(curves):
@@ -161,6 +164,26 @@ def test_refit_with_walk_replaces_the_ring_size_and_keeps_it():
     assert l2.to_dict()["shape"].endswith("fitted to the random walk")
     assert any("not LRU" in n for n in fit.notes)
     assert fit.levels[0].ring_size_bytes is None          # the first level keeps the ring's
+
+
+def test_a_ring_size_far_below_the_capacity_does_not_hold_the_walk_s_search():
+    # the EPYC guest's run r3: a ring whose L2 points a neighbour had slowed
+    # read 161 KiB for a 512 KiB L2; the walk's search round it (1.5 octaves)
+    # ended at its edge and the size fell back to the ring's.  The search
+    # moves to where the walk's own profile leads.
+    c = 512 * K
+    w = (c * 2.0 ** (np.arange(-24, 17) / 8)).astype(float)        # 32 KiB .. 2 MiB
+    h1 = np.minimum(1.0, 32 * K / w)
+    h = np.maximum(kept_fraction(w, c, 8, PAGE, "walk"), h1)
+    rng = np.random.default_rng(3)
+    y = (0.9 * h1 + 3.1 * (h - h1) + 10.0 * (1 - h)) * np.exp(rng.normal(0, 0.01, len(w)))
+    fit = _fit_with_l2(160 * K)
+    fit = replace(fit, levels=(replace(fit.levels[0], size_bytes=32 * K),) + fit.levels[1:])
+    got = refit_with_walk(fit, pd.DataFrame({"size_bytes": w, "latency_ns": y}))
+    l2 = got.levels[1]
+    assert abs(l2.size_bytes / c - 1) < 0.10, l2.size_bytes / K
+    assert l2.size_bytes_low <= c <= l2.size_bytes_high
+    assert any("searched again" in n for n in got.notes)
 
 
 def test_refit_with_walk_leaves_levels_the_walk_does_not_span():
@@ -238,3 +261,24 @@ def test_a_ring_level_inside_the_walk_s_span_stays_only_if_the_walk_needs_it(rea
     else:
         assert names == ["L1", "L2", "memory"]
         assert any("part of the transition, not a level" in n for n in fit.notes)
+
+
+@pytest.mark.parametrize("cache, ways", [(512 * K, 8), (2 << 20, 16), (64 * K, 4)])
+def test_the_walk_s_placement_variance_matches_random_pages(cache, ways):
+    # each walk point is a buffer of its own, its pages at random frames: the
+    # fraction kept scatters from point to point by what the colours lose
+    from benchlib.memory.cache_model import _walk_placement_var
+
+    rng = np.random.default_rng(5)
+    colours = cache // ways // PAGE
+    for ws in (0.6 * cache, 0.9 * cache, 1.2 * cache, 1.8 * cache):
+        pages = int(ws // PAGE)
+        kept = [np.minimum(np.bincount(rng.integers(0, colours, pages), minlength=colours),
+                           ways).sum() / pages for _ in range(3000)]
+        want = float(np.var(kept))
+        got = float(_walk_placement_var([pages * PAGE], [cache], ways, PAGE)[0, 0])
+        assert got == pytest.approx(want, rel=0.25, abs=2e-5), (ws / cache, got, want)
+        assert float(np.mean(kept)) == pytest.approx(
+            float(kept_fraction(pages * PAGE, cache, ways, PAGE, "walk")[0]), abs=0.01)
+    # the index inside the page: every set holds W / way lines, no scatter
+    assert _walk_placement_var([48 * K], [32 * K], 8, PAGE)[0, 0] == 0.0
