@@ -172,3 +172,40 @@ def test_each_pass_reports_its_own_last_level_or_none():
     # without a whole fit: each pass's own levels
     own = _last_level_per_pass(every, 1.0)
     assert (4 << 20) < own[1] < own[0] < (32 << 20)
+
+
+def test_on_a_guest_the_caches_past_the_walk_are_one_shared_level():
+    """Two steps past the last level the random walk fitted are one level on
+    a guest (a neighbour's eviction is not a cache): the first plateau's
+    latency, the last step's capacity, an interval over both, a note; a
+    level the walk fitted stays; without a walked level nothing merges."""
+    from dataclasses import replace as _replace
+
+    from benchlib.memory.cache_model import Transition
+    from benchlib.memory.fit import one_shared_last_level
+    from benchlib.memory.hierarchy import Level, MemoryFit
+
+    def level(name, size, lat, walk=False):
+        t = Transition(size_bytes=size, size_bytes_low=0.9 * size, size_bytes_high=1.1 * size,
+                       ways=8, ways_resolved=False, page_bytes=4096, page_resolved=True,
+                       gradual=False, chi2=1.0, n_points=10) if walk else None
+        return Level(name, size, 0.9 * size, 1.1 * size, lat, 0.1 * lat, 3 * lat, 10, walk=t)
+
+    mib = 2 ** 20
+    levels = (level("L1", 32768, 1.3), level("L2", 512 * 1024, 4.0, walk=True),
+              level("L3", 3.7 * mib, 15.0), level("L4", 6.0 * mib, 33.0),
+              Level("memory", None, None, None, 83.0, 3.0, 250.0, 13))
+    fit = MemoryFit(levels=levels, line_size_bytes=64, tlb=(), stride_bytes_used=64)
+    one = one_shared_last_level(fit)
+    assert [lv.name for lv in one.levels] == ["L1", "L2", "L3", "memory"]
+    l3 = one.levels[2]
+    assert l3.size_bytes == 6.0 * mib and l3.latency_ns == 15.0
+    assert l3.size_bytes_low == 0.9 * 3.7 * mib and l3.size_bytes_high == 1.1 * 6.0 * mib
+    assert l3.n_points == 20 and "one shared last level" in one.notes[-1]
+    assert one.levels[:2] == levels[:2]
+    # three caches, the last past the walk: nothing to merge
+    three = _replace(fit, levels=levels[:3] + levels[4:])
+    assert one_shared_last_level(three) is three
+    # no level the walk fitted: no reach to speak of, nothing merged
+    bare = _replace(fit, levels=tuple(_replace(lv, walk=None) for lv in levels))
+    assert one_shared_last_level(bare) is bare
