@@ -5,6 +5,7 @@ import functools
 import hashlib
 import json
 import os
+import sys
 import tempfile
 
 from benchlib.errors import BenchlibError
@@ -34,9 +35,9 @@ register(Benchmark(
 def _count_file() -> str:
     """Where the count is kept: named by a hash of the compiled library, the
     one thing the count depends on (the program calls no libc routine)."""
-    import benchlib._cbench as compiled
+    _lib()                                    # loaded, so its module is known
     h = hashlib.sha256()
-    with open(compiled.__file__, "rb") as f:
+    with open(sys.modules["benchlib._cbench"].__file__, "rb") as f:
         for block in iter(lambda: f.read(1 << 20), b""):
             h.update(block)
     return os.path.join(_cache_dir(), f"integer-speed-instructions-{h.hexdigest()[:16]}.json")
