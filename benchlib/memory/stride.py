@@ -57,9 +57,16 @@ PLACEMENTS = (None, 4096, 8192)
 #: a coarser grid while levels are being chosen.
 GRID_PER_OCTAVE = 24
 COARSE_PER_OCTAVE = 6
-#: The shapes tried while levels are being chosen (all of them after).
+#: The shapes tried while levels are being placed and refined (all of them
+#: for the final fit and the intervals).
 COARSE_SHAPES = ((1, None, "lru"), (4, None, "lru"), (16, None, "lru"), (1, 4096, "lru"),
-                 (4, 4096, "lru"), (16, 4096, "lru"), (1, 8192, "lru"), (8, 4096, "any"))
+                 (4, 4096, "lru"), (16, 4096, "lru"), (1, 8192, "lru"), (4, 8192, "lru"),
+                 (8, 4096, "any"))
+#: ... where a new level is looked for: no direct-mapped cache on random
+#: pages, whose onset is so gradual (it loses lines from its second page
+#: on) that one such level can stand for a whole staircase; a 4-way one
+#: marks where a board cache is until its level is placed.
+NEW_LEVEL_SHAPES = tuple(sh for sh in COARSE_SHAPES if sh[0] > 1 or sh[1] is None)
 #: Replacement: "lru" (a set that more lines share than it has ways keeps
 #: none of them under a cyclic chase), "any" (it keeps ways/n of them: the
 #: thrash-resistant policies of today's L2s and L3s)
@@ -91,8 +98,20 @@ MIN_RATIO = 4.0
 #: Intervals: the chi-square is divided by max(1, the best fit's reduced
 #: chi-square) times this (calibrated on bench/memory_coverage.py).
 MISFIT_WIDEN = 1.0
+LOCAL_SIGMA = True
+REWEIGHT = True
+#: Reweighting passes of the soft-L1 loss while levels are chosen (3 after)
+SELECT_PASSES = 2
+#: A cache this small is indexed inside the page (the L1s: virtually
+#: indexed, or a way no longer than the page) on every machine we know; the
+#: smallest indexed beyond it is the Alpha 21164's 96 KiB 3-way S-cache.
+RANDOM_MIN_BYTES = 64 << 10
 #: At most this many levels.
 MAX_LEVELS = 5
+#: No first-level cache we know is larger (the HP 9000/735's off-chip 256
+#: KiB; today's L1s hold at most 192 KiB): a first step beyond this is a
+#: later level's, the levels below it prefetch-hidden at every stride given.
+FIRST_LEVEL_MAX = 1 << 20
 
 
 @dataclass
@@ -124,12 +143,14 @@ def _curves(df: pd.DataFrame) -> dict[int, pd.DataFrame]:
     return out
 
 
-def _point_sigma(y: np.ndarray, half: int = 6) -> np.ndarray:
-    """Each point's noise in log latency: the robust scatter of the second
-    differences within ``half`` points either side, never below the
-    curve's own (a shared host's memory points scatter by 30 % while its L1
-    points scatter by 1 %: one sigma for the whole curve lets the memory
-    points decide where the caches end)."""
+def _point_sigma(y: np.ndarray, half: int = 8) -> np.ndarray:
+    """Each point's noise in log latency: the scatter of the second
+    differences within ``half`` points either side, read from their lower
+    quartile (a step spanning a few points is a minority of the window and
+    does not count as noise), never below the curve's own (a shared host's
+    memory points scatter by 30 % while its L1 points scatter by 1 %: one
+    sigma for the whole curve lets the memory points decide where the
+    caches end)."""
     n = len(y)
     base = max(_noise_sigma(y), _MIN_SIGMA)
     if n < 8:
@@ -138,7 +159,7 @@ def _point_sigma(y: np.ndarray, half: int = 6) -> np.ndarray:
     d2 = np.concatenate([[d2[0]], d2, [d2[-1]]])
     out = np.empty(n)
     for i in range(n):
-        out[i] = 1.4826 * float(np.median(d2[max(0, i - half):i + half + 1])) / math.sqrt(6.0)
+        out[i] = float(np.quantile(d2[max(0, i - half):i + half + 1], 0.25)) / 0.3186 / math.sqrt(6.0)
     return np.maximum(out, base)
 
 
@@ -164,7 +185,7 @@ class _Data:
             self.w[i, :k], self.w[i, k:] = w, w[-1]
             self.y[i, :k], self.y[i, k:] = y, y[-1]
             self.mask[i, :k] = 1.0
-            ps = _point_sigma(np.log(y))
+            ps = _point_sigma(np.log(y)) if LOCAL_SIGMA else np.full(k, max(_noise_sigma(np.log(y)), _MIN_SIGMA))
             self.sig[i, :k], self.sig[i, k:] = ps, ps[-1]
             self.sigma.append(max(_noise_sigma(np.log(y)), _MIN_SIGMA))
         self.n = int(self.mask.sum())
@@ -191,6 +212,13 @@ class _Data:
         return np.stack([rows[int(i)] for i in idx])
 
     def _kept(self, grid: np.ndarray, ways: int, page, policy: str = "lru") -> np.ndarray:
+        if page is not None and np.any(grid <= RANDOM_MIN_BYTES):
+            small = grid <= RANDOM_MIN_BYTES
+            out = np.empty((len(grid), len(self.strides), self.w.shape[1]))
+            out[small] = self._kept(grid[small], ways, None, policy)
+            if (~small).any():
+                out[~small] = self._kept(grid[~small], ways, page, policy)
+            return out
         out = np.empty((len(grid), len(self.strides), self.w.shape[1]))
         for i, st in enumerate(self.strides):
             out[:, i, :] = kept_fraction(self.w[i][None, :], grid[:, None], ways, page, "stride",
@@ -214,11 +242,15 @@ def _lsq(A, t):
     ata = At @ A
     atb = (At @ t[..., None])[..., 0]
     eye = np.eye(K1)
+    # a ridge relative to the matrix (a level that keeps every point, or
+    # none, has a column of zeros)
+    ridge = (1e-10 * np.max(np.abs(np.diagonal(ata, axis1=-2, axis2=-1)), axis=-1)
+             + 1e-300)[..., None, None] * eye
     active = np.ones(A.shape[:-2] + (K1,), bool)
     coef = np.zeros(A.shape[:-2] + (K1,))
     for _ in range(K1):
         on = active[..., :, None] & active[..., None, :]
-        sub = np.where(on, ata, 0.0) + eye * (~active)[..., None, :] + 1e-12 * eye
+        sub = np.where(on, ata, 0.0) + eye * (~active)[..., None, :] + ridge
         with np.errstate(all="ignore"):
             coef = np.linalg.solve(sub, np.where(active, atb, 0.0)[..., None])[..., 0]
         coef = np.where(active, coef, 0.0)
@@ -289,9 +321,9 @@ def _nest(H: list[np.ndarray]) -> list[np.ndarray]:
     return out
 
 
-def _shapes(coarse: bool = False):
+def _shapes(coarse=False):
     if coarse:
-        yield from COARSE_SHAPES
+        yield from (NEW_LEVEL_SHAPES if coarse == "new" else COARSE_SHAPES)
         return
     for policy in POLICIES:
         for page in PLACEMENTS:
@@ -323,7 +355,8 @@ def _profile(data, fixed, k, grid, coarse=False, passes=3, shapes=None):
     best = {}
     seen = set()
     for ways, page, policy in (_shapes(coarse) if shapes is None else shapes):
-        sharp = page is None or bool(np.all(grid / ways <= page))
+        sharp = (page is None or bool(np.all(grid / ways <= page))
+                 or bool(np.all(grid <= RANDOM_MIN_BYTES)))
         key = ("c", ways, policy) if sharp else (ways, page, policy)
         if key in seen:
             continue
@@ -356,16 +389,21 @@ def _room(data, fixed, k):
     return lo, hi
 
 
-def _refine(data, fixed, span=2.0 ** (1 / 4), coarse=False, passes=3):
+def _refine(data, fixed, span=2.0 ** (1 / 4), coarse=False, passes=3, wide=False):
     """One round of coordinate descent over the levels, each on the fine
-    grid within ``span`` of where it is."""
+    grid within ``span`` of where it is (``wide``: on the coarse grid over
+    all the room its neighbours leave it: a level placed first where two
+    steps are, half-way between them, moves to one of them once the other
+    has its own level)."""
     for k in range(len(fixed)):
         lo, hi = _room(data, fixed, k)
         c = fixed[k][0]
-        lo, hi = max(lo, c / span), min(hi, c * span)
+        if not wide:
+            lo, hi = max(lo, c / span), min(hi, c * span)
         if hi < lo:
             continue
-        fixed, _ = _place(data, fixed, k, _grid(lo, hi, GRID_PER_OCTAVE), coarse, passes)
+        fixed, _ = _place(data, fixed, k, _grid(lo, hi, COARSE_PER_OCTAVE if wide
+                                                else GRID_PER_OCTAVE), coarse, passes)
     return fixed
 
 
@@ -386,7 +424,7 @@ def _new_level(data, fixed):
         if hi < lo * 1.05:
             continue
         trial = fixed[:k] + [(math.sqrt(lo * hi), 1, None, "lru")] + fixed[k:]
-        trial, dev = _place(data, trial, k, _grid(lo, hi, COARSE_PER_OCTAVE), True, 2)
+        trial, dev = _place(data, trial, k, _grid(lo, hi, COARSE_PER_OCTAVE), "new", SELECT_PASSES)
         out.append((dev, k, trial))
     return sorted(out, key=lambda t: t[0])
 
@@ -442,7 +480,8 @@ def _interval(data, fixed, k, widen):
     grid = _grid(lo_g, hi_g, GRID_PER_OCTAVE)
     best = _profile(data, fixed, k, grid, shapes=[
         sh for sh in every
-        if (sh[0], None if sh[1] is None or sh[1] * sh[0] >= hi_g else sh[1], sh[2]) in near])
+        if (sh[0], None if sh[1] is None or sh[1] * sh[0] >= hi_g or hi_g <= RANDOM_MIN_BYTES
+                   else sh[1], sh[2]) in near])
     keys = list(best)
     allchi = np.array([best[s] for s in keys]) / widen
     prof = allchi.min(axis=0)
@@ -466,6 +505,9 @@ def _interval(data, fixed, k, widen):
             size_lo = min(size_lo, float(below.max()))
         if len(above):
             size_hi = max(size_hi, float(above.min()))
+    # never narrower than the capacity grid's own step either side
+    size_lo = min(size_lo, size / 2.0 ** (1 / GRID_PER_OCTAVE))
+    size_hi = max(size_hi, size * 2.0 ** (1 / GRID_PER_OCTAVE))
     level = (size, ways, page, policy)
     t = Transition(
         size_bytes=size, size_bytes_low=size_lo, size_bytes_high=size_hi, ways=int(ways),
@@ -474,6 +516,32 @@ def _interval(data, fixed, k, widen):
         gradual=page is not None and size / ways >= 2 * page, chi2=float(prof[i] * widen),
         n_points=data.n, deviance=float(prof[i] * widen))
     return level, t
+
+
+def _select(data, kind):
+    """Forward selection: the best new level in each gap, the best three
+    tried (placed and refined with the ``kind`` of shapes), the first that
+    the curves need kept (:func:`_accepts`); until none is."""
+    fixed: list = []
+    dev_cur, _, cur_s = _dev_of(data, fixed)
+    while len(fixed) < MAX_LEVELS:
+        accepted = None
+        for _, k, trial in _new_level(data, fixed)[:3]:
+            lo, hi = _room(data, trial, k)
+            c = trial[k][0]
+            step = 2.0 ** (1.5 / COARSE_PER_OCTAVE)
+            trial, _ = _place(data, trial, k, _grid(max(lo, c / step), min(hi, c * step),
+                                                    GRID_PER_OCTAVE), kind, SELECT_PASSES)
+            trial = _refine(data, trial, coarse=kind, passes=SELECT_PASSES, wide=True)
+            trial = _refine(data, trial, coarse=kind, passes=SELECT_PASSES)
+            ok, dev_t, trial_s = _accepts(data, trial, k, dev_cur, cur_s)
+            if ok:
+                accepted = (trial, dev_t, trial_s)
+                break
+        if accepted is None:
+            break
+        fixed, dev_cur, cur_s = accepted
+    return fixed
 
 
 def fit_stride_chase(df: pd.DataFrame, line_bytes: int | None = None
@@ -495,26 +563,20 @@ def fit_stride_chase(df: pd.DataFrame, line_bytes: int | None = None
     use = {st: c for st, c in curves.items() if st not in flat} or curves
     data = _Data(use, line)
     S = len(data.strides)
-    # forward selection: the best new level in each gap, the best three
-    # tried, the first that the curves need kept; all levels refined
-    fixed: list = []
-    dev_cur, _, cur_s = _dev_of(data, fixed)
-    while len(fixed) < MAX_LEVELS:
-        accepted = None
-        for _, k, trial in _new_level(data, fixed)[:3]:
-            lo, hi = _room(data, trial, k)
-            c = trial[k][0]
-            step = 2.0 ** (1.5 / COARSE_PER_OCTAVE)
-            trial, _ = _place(data, trial, k, _grid(max(lo, c / step), min(hi, c * step),
-                                                    GRID_PER_OCTAVE), True, 2)
-            trial = _refine(data, trial, coarse=True, passes=2)
-            ok, dev_t, trial_s = _accepts(data, trial, k, dev_cur, cur_s)
-            if ok:
-                accepted = (trial, dev_t, trial_s)
-                break
-        if accepted is None:
-            break
-        fixed, dev_cur, cur_s = accepted
+    # forward selection twice: levels placed with the selection's shapes
+    # alone, and with direct-mapped caches on random pages too (a 1990s
+    # board cache's onset, which alone can also pass for a whole staircase);
+    # the better by BIC kept
+    cands = []
+    for kind in ("new", True):
+        f = _select(data, kind)
+        f = _refine(data, f) if f else f
+        d = _dev_of(data, f)[0]
+        K = len(f)
+        p = S * (K + 1) + 2 * K
+        red = max(1.0, d / max(data.n - p, 1))
+        cands.append((d + p * math.log(data.n) * red, f))
+    fixed = min(cands, key=lambda c: c[0])[1]
     if fixed:
         # each stride is its own run, which the model describes better or
         # worse (a prefetcher's partial hiding, the TLB's misses at large
@@ -523,7 +585,8 @@ def fit_stride_chase(df: pd.DataFrame, line_bytes: int | None = None
         # capacities, then every level refined
         _, _, dev_s = _dev_of(data, fixed)
         red_s = dev_s / np.maximum(data.m_s - len(fixed) - 1, 1)
-        data.sig = data.sig * np.sqrt(np.maximum(1.0, red_s))[:, None]
+        if REWEIGHT:
+            data.sig = data.sig * np.sqrt(np.maximum(1.0, red_s))[:, None]
         data._fixed.clear()
         fixed = _refine(data, fixed)
     dev_all, coefs, _ = _dev_of(data, fixed)
@@ -548,6 +611,11 @@ def fit_stride_chase(df: pd.DataFrame, line_bytes: int | None = None
     used = min(full) if full else max(data.strides, key=lambda s: lat_by[s][-1] / lat_by[s][0])
     info.stride_used = int(used)
     names = [f"L{k + 1}" for k in range(K)]
+    below_hidden = K > 0 and fixed[0][0] > FIRST_LEVEL_MAX
+    if below_hidden:
+        # which levels these are is not known: the last is the last level
+        # before memory, the others are named by their place above it
+        names = [f"LLC-{K - 1 - k}" if k < K - 1 else "LLC" for k in range(K)]
     for k, name in enumerate(names):
         info.steps[name] = {int(st): float(step_ratio[st][k]) for st in data.strides}
         seen = [st for st in data.strides if step_ratio[st][k] >= HIDDEN_RATIO]
@@ -583,17 +651,26 @@ def fit_stride_chase(df: pd.DataFrame, line_bytes: int | None = None
                      "capacity from them")
     for name, hid in info.hidden.items():
         hid = [h for h in hid if h not in flat]
-        if hid:
+        if hid and name != "below":
             notes.append(f"{name} is prefetch-hidden at stride {', '.join(map(str, hid))} (its "
                          f"step is under x{HIDDEN_RATIO} there); its capacity is from the strides "
                          "that show it")
+    if below_hidden:
+        info.hidden["below"] = [int(st) for st in data.strides]
+        notes.append(f"the first step is at {fixed[0][0] / 2**20:.1f} MiB, beyond any first-level "
+                     "cache (none we know holds more than 256 KiB): the "
+                     "levels below it are prefetch-hidden at stride "
+                     f"{', '.join(map(str, data.strides))} (a stream prefetcher follows the "
+                     "chase), so the level found is named LLC (the last before memory), not L1")
     notes.append(f"cache sizes: capacities of the sequential stride-chase model fitted to "
                  f"stride{'s' if S > 1 else ''} "
-                 f"{', '.join(map(str, data.strides))} together (shared capacities, each "
-                 f"stride its own latencies), 95 % intervals widened by the model's misfit "
+                 f"{', '.join(map(str, data.strides))}"
+                 f"{' together (shared capacities, each stride its own latencies)' if S > 1 else ''}"
+                 f", 95 % intervals widened by the model's misfit "
                  f"(reduced chi-square {red:.2g}); latencies from stride {used}")
     if K == 0:
-        notes.append("no cache step found in the stride curves")
+        notes.append(f"no cache step found in the stride curves (no step of x{MIN_STEP} that "
+                     "the curves need: a prefetcher may hide every level at these strides)")
     return levels, notes, info
 
 
@@ -602,41 +679,25 @@ __all__ = ["fit_stride_chase", "StrideFit"]
 
 # ------------------------------------------------------- which model fits
 
-#: A bare curve whose last plateau is less than this multiple of its first
-#: is read as a sequential chase a prefetcher flattens (a random chase's
-#: memory costs tens of L1 hits on every machine since the 1980s).
-SEQUENTIAL_RISE = 4.0
-
-
 def access_model(df: pd.DataFrame) -> tuple[str, str]:
-    """Which access model describes a latency table: ("ring", why) for
-    benchlib's random chases (and any table with random-order rows), or
-    ("stride", why) for a sequential stride chase; from what the table says
-    (its ``pattern`` column) or, for a bare table, from its shape."""
+    """Which access model describes a latency table, from what the table
+    says: ("stride", why) when every row is a sequential stride chase
+    (``pattern`` "stride": lat_mem_rd's text is read so, one curve or
+    many); ("ring", why) otherwise: benchlib's own runs (random-order rows
+    beside their stride curves) and bare tables with no ``pattern`` column
+    (a multichase-style CSV is a random chase), as before."""
     if "pattern" in df.columns:
         pat = df["pattern"].astype(str).str.lower()
-        if (pat == "random").any():
-            return "ring", "the table has random-order rows (a random chase: ring model)"
         if (pat == "stride").all():
-            return "stride", ("the table says pattern=stride (a sequential stride chase, as "
-                              "lat_mem_rd's output is read)")
-    if "stride_bytes" in df.columns:
-        counts = df.groupby(df["stride_bytes"].astype(float).round())["size_bytes"].nunique()
-        if (counts >= 6).sum() >= 2:
-            return "stride", (f"no pattern column and {int((counts >= 6).sum())} strides' "
-                              "curves (a stride chase's figure, one curve per stride)")
-    c = _median_by(df, "size_bytes", "latency_ns")
-    y = c["latency_ns"].to_numpy(float)
-    k = max(2, len(y) // 8)
-    if len(y) >= 6:
-        rise = float(np.median(y[-k:]) / np.median(y[:k]))
-        if rise < SEQUENTIAL_RISE:
-            return "stride", (f"one bare curve whose largest sizes cost only {rise:.2g}x its "
-                              f"smallest (under {SEQUENTIAL_RISE:g}x: a sequential chase that a "
-                              "prefetcher flattens, not a random one)")
-        return "ring", (f"one bare curve rising {rise:.2g}x from its smallest to its largest "
-                        "sizes (a random chase's rise: ring model)")
-    return "ring", "one bare curve (ring model)"
+            n = df["stride_bytes"].nunique() if "stride_bytes" in df.columns else 1
+            return "stride", (f"the table says pattern=stride, {n} stride curve"
+                              f"{'s' if n > 1 else ''}: a sequential stride chase, as "
+                              "lat_mem_rd's output is read")
+        if (pat == "random").any():
+            return "ring", ("the table has random-order rows (benchlib's random chase): ring "
+                            "model")
+    return "ring", ("no pattern column: read as a random chase (ring model); a sequential "
+                    "stride chase's table says pattern=stride")
 
 
-__all__ += ["access_model", "SEQUENTIAL_RISE"]
+__all__ += ["access_model"]
