@@ -97,11 +97,12 @@ TLB_STRIDE = 1024
 MIN_RATIO = 4.0
 #: Intervals: the chi-square is divided by max(1, the best fit's reduced
 #: chi-square) times this (calibrated on bench/memory_coverage.py).
-MISFIT_WIDEN = 1.0
+MISFIT_WIDEN = 4.0
 LOCAL_SIGMA = True
 REWEIGHT = True
 #: Reweighting passes of the soft-L1 loss while levels are chosen (3 after)
 SELECT_PASSES = 2
+SELECTIONS = ("new", True)
 #: A cache this small is indexed inside the page (the L1s: virtually
 #: indexed, or a way no longer than the page) on every machine we know; the
 #: smallest indexed beyond it is the Alpha 21164's 96 KiB 3-way S-cache.
@@ -476,7 +477,8 @@ def _interval(data, fixed, k, widen):
     rough = _profile(data, fixed, k, _grid(lo_g, hi_g, COARSE_PER_OCTAVE), passes=2,
                      shapes=every)
     floor = min(float(v.min()) for v in rough.values())
-    near = {key for key, v in rough.items() if float(v.min()) <= floor + 8 * DELTA_CHI2 * widen}
+    near = {key for key, v in rough.items()
+            if float(v.min()) <= floor + 2 * DELTA_CHI2 * widen * max(1.0, 4.0 / MISFIT_WIDEN)}
     grid = _grid(lo_g, hi_g, GRID_PER_OCTAVE)
     best = _profile(data, fixed, k, grid, shapes=[
         sh for sh in every
@@ -568,7 +570,7 @@ def fit_stride_chase(df: pd.DataFrame, line_bytes: int | None = None
     # board cache's onset, which alone can also pass for a whole staircase);
     # the better by BIC kept
     cands = []
-    for kind in ("new", True):
+    for kind in SELECTIONS:
         f = _select(data, kind)
         f = _refine(data, f) if f else f
         d = _dev_of(data, f)[0]
