@@ -2,7 +2,8 @@
 figure, one curve per stride), and the 1990s' direct-mapped caches.
 
 A part of the fit step (:func:`.fit.fit_memory` dispatches here for a table
-of stride-order rows; benchlib's own random chases never come here).
+of stride-order rows, :func:`access_model`; benchlib's own random chases
+never come here).
 
 In a sequential chase the array's slots are visited in one fixed order, so
 every cache sees a cycle, as in the ring, but the lines it touches are the
@@ -16,21 +17,30 @@ Stream prefetchers follow small strides and hide some levels' misses: the
 step is smaller, or gone, at those strides, while its place does not move.
 
 So the curves of every stride are fitted together: one capacity and shape
-(ways 1-32, contiguous or random page placement) per level, shared by every
-stride; each stride's plateau latencies its own (linear least squares, no
-step negative), so a prefetcher that hides a level at small strides costs
-nothing.  Levels start from each curve's plateaus (threshold crossings),
-and a level stays only if the curves need it (BIC) and it steps up at some
-stride by more than the noise.  A level whose step one stride shows and a
-smaller stride does not is *prefetch-hidden* there (said; its capacity
-comes from the strides that show it).  The 95 % interval is a profile over
-capacities and shapes, with the chi-square scaled by the best fit's own
-reduced chi-square (the model's misfit widens it), and never narrower than
-the measured sizes either side of a sharp step.
+(ways 1-32, contiguous or random page placement, LRU or a thrash-resistant
+policy) per level, shared by every stride; each stride's plateau latencies
+its own (linear least squares, no step negative), so a prefetcher that
+hides a level at small strides costs nothing.  Each point has its own noise
+(local second differences), each stride's noise is scaled by its own
+misfit, and a random-page level's placement variance is in the deviance.
+Levels are chosen forward, gap by gap on a coarse capacity grid (twice:
+with and without direct-mapped random-page shapes while choosing, the
+better by BIC), and a level stays only if the curves need it
+(:func:`_accepts`: BIC, a step of x1.6 where it is needed, enough strides,
+one below 1024 bytes, neighbours 4x apart).  A level whose step one stride
+shows and a smaller stride does not is *prefetch-hidden* there (said; its
+capacity comes from the strides that show it); a first step past any L1
+makes the level the ``LLC``, the levels below hidden.  The 95 % interval is
+a profile over capacities and shapes, with the chi-square scaled by the
+best fit's own reduced chi-square times MISFIT_WIDEN (calibrated on
+bench/memory_coverage.py), and never narrower than the measured sizes
+either side of a sharp step.
 
-Status: not yet wired into :func:`.fit.fit_memory` (bench/memory_coverage.py
-measures it on simulated machines; on a few it still adds levels that one
-placement's wiggles ask for, see the script's output).
+Status: :func:`.fit.fit_memory` calls it for tables whose every row is a
+stride chase (:func:`access_model`).  On simulated machines
+(bench/memory_coverage.py) it still adds levels that one placement's
+wiggles ask for on the 1990s' direct-mapped board caches, and a fit of 8
+strides takes 4-6 s; see docs/memory.md.
 
 Pure: a function of DataFrames."""
 from __future__ import annotations
