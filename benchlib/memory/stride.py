@@ -108,10 +108,10 @@ MIN_RATIO = 4.0
 #: Intervals: the chi-square is divided by max(1, the best fit's reduced
 #: chi-square) times this (calibrated on bench/memory_coverage.py).
 MISFIT_WIDEN = 4.0
-LOCAL_SIGMA = True
-REWEIGHT = True
 #: Reweighting passes of the soft-L1 loss while levels are chosen (3 after)
 SELECT_PASSES = 2
+#: The forward selections made (see fit_stride_chase): "new" = the
+#: selection's shapes alone, True = with direct-mapped random-page shapes
 SELECTIONS = ("new", True)
 #: A cache this small is indexed inside the page (the L1s: virtually
 #: indexed, or a way no longer than the page) on every machine we know; the
@@ -170,7 +170,8 @@ def _point_sigma(y: np.ndarray, half: int = 8) -> np.ndarray:
     d2 = np.concatenate([[d2[0]], d2, [d2[-1]]])
     out = np.empty(n)
     for i in range(n):
-        out[i] = float(np.quantile(d2[max(0, i - half):i + half + 1], 0.25)) / 0.3186 / math.sqrt(6.0)
+        q25 = float(np.quantile(d2[max(0, i - half):i + half + 1], 0.25))
+        out[i] = q25 / 0.3186 / math.sqrt(6.0)          # |N(0, 1)|'s lower quartile
     return np.maximum(out, base)
 
 
@@ -196,7 +197,7 @@ class _Data:
             self.w[i, :k], self.w[i, k:] = w, w[-1]
             self.y[i, :k], self.y[i, k:] = y, y[-1]
             self.mask[i, :k] = 1.0
-            ps = _point_sigma(np.log(y)) if LOCAL_SIGMA else np.full(k, max(_noise_sigma(np.log(y)), _MIN_SIGMA))
+            ps = _point_sigma(np.log(y))
             self.sig[i, :k], self.sig[i, k:] = ps, ps[-1]
             self.sigma.append(max(_noise_sigma(np.log(y)), _MIN_SIGMA))
         self.n = int(self.mask.sum())
@@ -597,8 +598,7 @@ def fit_stride_chase(df: pd.DataFrame, line_bytes: int | None = None
         # capacities, then every level refined
         _, _, dev_s = _dev_of(data, fixed)
         red_s = dev_s / np.maximum(data.m_s - len(fixed) - 1, 1)
-        if REWEIGHT:
-            data.sig = data.sig * np.sqrt(np.maximum(1.0, red_s))[:, None]
+        data.sig = data.sig * np.sqrt(np.maximum(1.0, red_s))[:, None]
         data._fixed.clear()
         fixed = _refine(data, fixed)
     dev_all, coefs, _ = _dev_of(data, fixed)
@@ -677,7 +677,8 @@ def fit_stride_chase(df: pd.DataFrame, line_bytes: int | None = None
     notes.append(f"cache sizes: capacities of the sequential stride-chase model fitted to "
                  f"stride{'s' if S > 1 else ''} "
                  f"{', '.join(map(str, data.strides))}"
-                 f"{' together (shared capacities, each stride its own latencies)' if S > 1 else ''}"
+                 + (" together (shared capacities, each stride its own latencies)" if S > 1
+                    else "") +
                  f", 95 % intervals widened by the model's misfit "
                  f"(reduced chi-square {red:.2g}); latencies from stride {used}")
     if K == 0:
