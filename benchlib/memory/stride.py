@@ -539,7 +539,10 @@ def _select(data, kind):
     dev_cur, _, cur_s = _dev_of(data, fixed)
     while len(fixed) < MAX_LEVELS:
         accepted = None
-        for _, k, trial in _new_level(data, fixed)[:3]:
+        S = len(data.strides)
+        for dev_new, k, trial in _new_level(data, fixed)[:3]:
+            if dev_cur - dev_new < 0.5 * (2 + S) * math.log(data.n):
+                continue          # far from paying its BIC even before it is refined
             lo, hi = _room(data, trial, k)
             c = trial[k][0]
             step = 2.0 ** (1.5 / COARSE_PER_OCTAVE)
