@@ -8,8 +8,8 @@ load pairs, line-size strides, TLB chase, revisit) into a
 :class:`dataset.MemoryData`; ``fit.fit_memory`` is the one fit over
 everything measured, with ``levels`` (the staircase), ``line_tlb``,
 ``walk``, ``cache_model`` and ``segments`` as its parts (``stride``: the
-joint fit of other tools' sequential stride chases, measured by
-bench/memory_coverage.py, not yet called by the fit); ``hierarchy``
+joint fit of other tools' sequential stride chases, which the fit calls for
+a table of stride-order rows, e.g. lat_mem_rd text); ``hierarchy``
 holds the result: the frozen fit and what it means beside the system's
 reports.
 ``dataset`` saves a measurement and ``curve_readers`` reads it back (or

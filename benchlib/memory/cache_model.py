@@ -49,7 +49,7 @@ SEARCH_OCTAVES = 1.5
 
 def kept_fraction(ws_bytes, cache_bytes, ways: int, page_bytes: float | None,
                   access: str = "ring", *, stride_bytes: float | None = None,
-                  line_bytes: float = 64) -> np.ndarray:
+                  line_bytes: float = 64, policy: str = "lru") -> np.ndarray:
     """Fraction of a cyclic random chase's lines that an LRU ``ways``-way,
     physically indexed cache of ``cache_bytes`` keeps, the working set
     ``ws_bytes`` lying on pages of ``page_bytes`` at random physical
@@ -75,11 +75,15 @@ def kept_fraction(ws_bytes, cache_bytes, ways: int, page_bytes: float | None,
     set's ``ways`` lines beyond it (the step moves to ways x stride).
     Pages at random frames: a set holds one line of each touched page of
     its colour, as in the ring, the touched pages being W / max(page,
-    stride)."""
+    stride).  ``policy="any"`` (stride only): a set that n > ways of the
+    chase's lines share keeps ways/n of them, as a thrash-resistant policy
+    (random, RRIP, adaptive insertion) does under a cyclic scan, where LRU
+    keeps none."""
     if access == "walk":
         return _kept_walk(ws_bytes, cache_bytes, ways, page_bytes)
     if access == "stride":
-        return _kept_stride(ws_bytes, cache_bytes, ways, page_bytes, stride_bytes, line_bytes)
+        return _kept_stride(ws_bytes, cache_bytes, ways, page_bytes, stride_bytes, line_bytes,
+                            policy)
     if access != "ring":
         raise ValueError(f"access must be 'ring', 'walk' or 'stride'; got {access!r}")
     w, c = np.broadcast_arrays(np.asarray(ws_bytes, float), np.asarray(cache_bytes, float))
@@ -108,7 +112,8 @@ def _set_keeps_it(n_other, ways: int, p) -> np.ndarray:
     return v
 
 
-def _kept_stride(ws_bytes, cache_bytes, ways: int, page_bytes, stride_bytes, line_bytes):
+def _kept_stride(ws_bytes, cache_bytes, ways: int, page_bytes, stride_bytes, line_bytes,
+                 policy: str = "lru"):
     """:func:`kept_fraction` for ``access="stride"`` (see there)."""
     if stride_bytes is None:
         raise ValueError("access='stride' needs stride_bytes")
@@ -120,12 +125,18 @@ def _kept_stride(ws_bytes, cache_bytes, ways: int, page_bytes, stride_bytes, lin
     # one set's lines sit a way apart: beyond a way, one set holds them all
     c_eff = np.maximum(c, ways * s_eff)
     q = w / (c_eff / ways)
-    out = np.clip((ways + 1 - q) * ways / np.maximum(q, 1e-12), 0.0, 1.0)
+    if policy == "any":
+        out = np.minimum(1.0, ways / np.maximum(q, 1e-12))
+    else:
+        out = np.clip((ways + 1 - q) * ways / np.maximum(q, 1e-12), 0.0, 1.0)
     grad = colours > 1.0
     if grad.any():
         # pages at random frames: 1 + Binomial(other touched pages, 1/colours) lines a set
-        n = np.maximum(w[grad] / max(float(page_bytes), s_eff), 1.0) - 1.0
-        out[grad] = _set_keeps_it(n, ways, 1.0 / colours[grad])
+        pages = np.maximum(w[grad] / max(float(page_bytes), s_eff), 1.0)
+        if policy == "any":
+            out[grad] = _kept_walk(pages * float(page_bytes), c[grad], ways, float(page_bytes))
+        else:
+            out[grad] = _set_keeps_it(pages - 1.0, ways, 1.0 / colours[grad])
     return out
 
 

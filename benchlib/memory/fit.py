@@ -41,8 +41,9 @@ from benchlib.memory.levels import (MIN_STEP_RATIO, RING_WINDOW_BYTES, _choose_c
 from benchlib.memory.line_tlb import (compare_with_reported, fit_tlb, line_size_from_pairs,
                                       line_size_from_strides, read_pairs, read_strides,
                                       reconcile_line_sizes)
-from benchlib.memory.hierarchy import Level, MemoryFit, Revisit
+from benchlib.memory.hierarchy import Associativity, Level, MemoryFit, Revisit
 from benchlib.memory.segments import _local_sigma, _median_by, _noise_sigma, check_columns
+from benchlib.memory.stride import access_model, fit_stride_chase
 from benchlib.memory.synthetic import synthetic_curve
 from benchlib.memory.walk import refit_with_walk
 from benchlib.stats.summary import bootstrap_median_ci
@@ -244,10 +245,24 @@ def _fit_tables(df, pairs, tlb, strides, *, clock_ghz, stride_bytes, min_ratio, 
     """The ring's levels (:func:`_ring_levels`; cycles when ``clock_ghz``)
     + line size (load pairs and stride curves, each on its own, then
     reconciled; the stride curves from ``strides`` if given, else from
-    ``df``) + each level's ways (:func:`.associativity.read_ways`)."""
+    ``df``) + each level's ways (:func:`.associativity.read_ways`).
+
+    The access model first (:func:`.stride.access_model`): a table of
+    sequential stride chases alone (another tool's curves, e.g. lat_mem_rd
+    text) is fitted by the stride-chase model (:func:`.stride.fit_stride_chase`,
+    every stride together, or ``stride_bytes`` alone); anything with random
+    rows (benchlib's own runs) by the ring's."""
+    kind, why = (access_model(df) if model else
+                 ("threshold", "model=False: threshold sizes, no access model"))
+    access = {"model": kind, "why": why}
+    if kind == "stride":
+        return _fit_stride_tables(df, pairs, tlb, access, clock_ghz=clock_ghz,
+                                  stride_bytes=stride_bytes, page_bytes=page_bytes)
     stride, levels, notes, flattened, tlb_levels, tlb_removed = _ring_levels_once(
         df, tlb, stride_bytes=stride_bytes, min_ratio=min_ratio, page_bytes=page_bytes,
         model=model)
+    if kind == "ring":
+        notes = [f"access model: random ring ({why})"] + notes
     if len(levels) == 1:
         notes.append("no cache step found: the curve is flat (prefetch-flattened, or the "
                      "sizes do not span a cache)")
@@ -269,7 +284,59 @@ def _fit_tables(df, pairs, tlb, strides, *, clock_ghz, stride_bytes, min_ratio, 
         notes += ways_notes
     return MemoryFit(levels=levels, line_size_bytes=line, tlb=tlb_levels,
                      stride_bytes_used=int(stride), notes=notes, line=line_info,
-                     tlb_removed=tlb_removed)
+                     tlb_removed=tlb_removed, access_model=access)
+
+
+#: No cache line we know is longer (i486 16 bytes, the 1990s' RISCs 32,
+#: today's 64, Apple's and POWER's 128).
+MAX_LINE_BYTES = 128
+
+
+def _fit_stride_tables(df, pairs, tlb, access, *, clock_ghz, stride_bytes,
+                       page_bytes) -> MemoryFit:
+    """The stride-chase fit (:func:`.stride.fit_stride_chase`) of a table of
+    sequential stride chases: the line (for strides below it) from the load
+    pairs, else from the stride curves, else 64; each level's ways where
+    the curves' shape identifies them."""
+    if stride_bytes is not None:
+        if "stride_bytes" in df.columns:
+            df = df[df["stride_bytes"].astype(float).round() == stride_bytes]
+        if df.empty:
+            raise BenchlibError(f"no curve at stride_bytes={stride_bytes}")
+        access = {**access, "why": access["why"] + f"; stride {stride_bytes} alone, as asked"}
+    from_pairs = read_pairs(pairs) if pairs is not None else None
+    from_strides = None
+    if "stride_bytes" in df.columns and df["stride_bytes"].nunique() >= 3:
+        from_strides = read_strides(df)
+        ls = from_strides.get("line")
+        if ls is not None and ls > MAX_LINE_BYTES:
+            from_strides = {**from_strides, "line": None, "why": (
+                f"the stride curves' reading, {ls} bytes, is beyond any cache line (16-"
+                f"{MAX_LINE_BYTES} bytes): a prefetcher or a busy host moved it")}
+    line, line_info, line_notes = reconcile_line_sizes(from_pairs, from_strides)
+    levels, snotes, info = fit_stride_chase(df, line_bytes=line or 64)
+    if line is None:
+        snotes.append("the stride-chase model takes 64-byte lines (only strides below the line "
+                      "depend on it)")
+    access.update(strides=info.strides, flat_strides=info.flat,
+                  prefetch_hidden={k: list(v) for k, v in info.hidden.items()},
+                  reduced_chi2=info.reduced_chi2)
+    out = []
+    for lv in levels:
+        t = lv.transition
+        if lv.size_bytes and t is not None:
+            lv = replace(lv, associativity=(
+                Associativity(ways=t.ways, low=t.ways, high=t.ways,
+                              source="the stride curves' shape") if t.ways_resolved else
+                Associativity(reason="other ways fit the stride curves' shape as well")))
+        if clock_ghz is not None:
+            lv = replace(lv, latency_cycles=lv.latency_ns * clock_ghz)
+        out.append(lv)
+    tlb_levels = fit_tlb(tlb, page_bytes=page_bytes) if tlb is not None else []
+    notes = [f"access model: sequential stride chase ({access['why']})"] + snotes + line_notes
+    return MemoryFit(levels=out, line_size_bytes=line, tlb=tlb_levels,
+                     stride_bytes_used=int(info.stride_used), notes=notes, line=line_info,
+                     access_model=access)
 
 
 def _measured_latencies(fit: MemoryFit, latency: pd.DataFrame, clock: float) -> MemoryFit:
@@ -421,7 +488,9 @@ def _not_determined(data: MemoryData, fit: MemoryFit, on_cycles: bool) -> list[s
                     "changing clock can move)")
     if data.walk is None and len(fit.caches) > 1:
         lack.append("the random walk (the sizes above L1 are the ring's, read as LRU sets: a "
-                    "cache with another replacement policy reads larger)")
+                    "cache with another replacement policy reads larger)"
+                    if fit.access_model.get("model") != "stride" else
+                    "the random walk (the sizes above L1 rest on the stride curves alone)")
     if data.pairs is None:
         lack.append("the load pairs (the line size rests on the stride curves alone, if any)")
     if data.tlb is None:

@@ -205,6 +205,10 @@ class MemoryFit:
     tlb_removed: bool = False
     passes_sizes: tuple = ()
     revisit: Revisit | None = None
+    #: which access model the levels were fitted with and why ({"model":
+    #: "ring" | "stride" | "threshold", "why": ...}; for "stride" also the
+    #: strides, the flat ones and the levels a prefetcher hides at each)
+    access_model: dict = field(default_factory=dict)
 
     def __post_init__(self):
         # owned copies: what the caller passed can change, the fit cannot
@@ -213,6 +217,7 @@ class MemoryFit:
         object.__setattr__(self, "notes", tuple(str(n) for n in self.notes))
         object.__setattr__(self, "line", dict(self.line))
         object.__setattr__(self, "passes_sizes", tuple(self.passes_sizes))
+        object.__setattr__(self, "access_model", dict(self.access_model))
 
     @property
     def caches(self) -> list[Level]:
@@ -226,6 +231,8 @@ class MemoryFit:
             "tlb": [{k: _json_num(v) for k, v in t.items()} for t in self.tlb],
             "stride_bytes_used": int(self.stride_bytes_used),
             "notes": [str(n) for n in self.notes],
+            "access_model": {k: _json_num(v) if isinstance(v, float) else v
+                             for k, v in self.access_model.items()},
         }
 
     def table(self) -> pd.DataFrame:

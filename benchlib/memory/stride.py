@@ -2,7 +2,8 @@
 figure, one curve per stride), and the 1990s' direct-mapped caches.
 
 A part of the fit step (:func:`.fit.fit_memory` dispatches here for a table
-of stride-order rows; benchlib's own random chases never come here).
+of stride-order rows, :func:`access_model`; benchlib's own random chases
+never come here).
 
 In a sequential chase the array's slots are visited in one fixed order, so
 every cache sees a cycle, as in the ring, but the lines it touches are the
@@ -16,21 +17,30 @@ Stream prefetchers follow small strides and hide some levels' misses: the
 step is smaller, or gone, at those strides, while its place does not move.
 
 So the curves of every stride are fitted together: one capacity and shape
-(ways 1-32, contiguous or random page placement) per level, shared by every
-stride; each stride's plateau latencies its own (linear least squares, no
-step negative), so a prefetcher that hides a level at small strides costs
-nothing.  Levels start from each curve's plateaus (threshold crossings),
-and a level stays only if the curves need it (BIC) and it steps up at some
-stride by more than the noise.  A level whose step one stride shows and a
-smaller stride does not is *prefetch-hidden* there (said; its capacity
-comes from the strides that show it).  The 95 % interval is a profile over
-capacities and shapes, with the chi-square scaled by the best fit's own
-reduced chi-square (the model's misfit widens it), and never narrower than
-the measured sizes either side of a sharp step.
+(ways 1-32, contiguous or random page placement, LRU or a thrash-resistant
+policy) per level, shared by every stride; each stride's plateau latencies
+its own (linear least squares, no step negative), so a prefetcher that
+hides a level at small strides costs nothing.  Each point has its own noise
+(local second differences), each stride's noise is scaled by its own
+misfit, and a random-page level's placement variance is in the deviance.
+Levels are chosen forward, gap by gap on a coarse capacity grid (twice:
+with and without direct-mapped random-page shapes while choosing, the
+better by BIC), and a level stays only if the curves need it
+(:func:`_accepts`: BIC, a step of x1.6 where it is needed, enough strides,
+one below 1024 bytes, neighbours 4x apart).  A level whose step one stride
+shows and a smaller stride does not is *prefetch-hidden* there (said; its
+capacity comes from the strides that show it); a first step past any L1
+makes the level the ``LLC``, the levels below hidden.  The 95 % interval is
+a profile over capacities and shapes, with the chi-square scaled by the
+best fit's own reduced chi-square times MISFIT_WIDEN (calibrated on
+bench/memory_coverage.py), and never narrower than the measured sizes
+either side of a sharp step.
 
-Status: not yet wired into :func:`.fit.fit_memory` (bench/memory_coverage.py
-measures it on simulated machines; on a few it still adds levels that one
-placement's wiggles ask for, see the script's output).
+Status: :func:`.fit.fit_memory` calls it for tables whose every row is a
+stride chase (:func:`access_model`).  On simulated machines
+(bench/memory_coverage.py) it still adds levels that one placement's
+wiggles ask for on the 1990s' direct-mapped board caches, and a fit of 8
+strides takes 4-6 s; see docs/memory.md.
 
 Pure: a function of DataFrames."""
 from __future__ import annotations
@@ -44,7 +54,7 @@ import pandas as pd
 from benchlib.errors import BenchlibError
 from benchlib.memory.cache_model import Transition, kept_fraction
 from benchlib.memory.hierarchy import Level
-from benchlib.memory.segments import _median_by, _noise_sigma
+from benchlib.memory.segments import _MIN_SIGMA, _median_by, _noise_sigma
 
 #: Associativities tried; 1 is direct mapped.
 STRIDE_WAYS = (1, 2, 3, 4, 8, 16, 32)
@@ -53,19 +63,66 @@ RANDOM_WAYS = (1, 2, 3, 4, 8, 16)
 #: Page placements tried: None = contiguous (virtually indexed, coloured,
 #: or a page at least a way long); else pages of that size at random frames.
 PLACEMENTS = (None, 4096, 8192)
+#: Capacities: this many per octave for the final fit and the intervals, and
+#: a coarser grid while levels are being chosen.
 GRID_PER_OCTAVE = 24
-#: The shapes tried while levels are being chosen (all of them after).
-COARSE_SHAPES = ((1, None), (4, None), (16, None), (1, 4096), (4, 4096), (16, 4096),
-                 (1, 8192))
+COARSE_PER_OCTAVE = 6
+#: The shapes tried while levels are being placed and refined (all of them
+#: for the final fit and the intervals).
+COARSE_SHAPES = ((1, None, "lru"), (4, None, "lru"), (16, None, "lru"), (1, 4096, "lru"),
+                 (4, 4096, "lru"), (16, 4096, "lru"), (1, 8192, "lru"), (4, 8192, "lru"),
+                 (8, 4096, "any"))
+#: ... where a new level is looked for: no direct-mapped cache on random
+#: pages, whose onset is so gradual (it loses lines from its second page
+#: on) that one such level can stand for a whole staircase; a 4-way one
+#: marks where a board cache is until its level is placed.
+NEW_LEVEL_SHAPES = tuple(sh for sh in COARSE_SHAPES if sh[0] > 1 or sh[1] is None)
+#: Replacement: "lru" (a set that more lines share than it has ways keeps
+#: none of them under a cyclic chase), "any" (it keeps ways/n of them: the
+#: thrash-resistant policies of today's L2s and L3s)
+POLICIES = ("lru", "any")
 DELTA_CHI2 = 4.0
 #: A step below this ratio of latencies, at a stride where another stride
 #: shows the level, is hidden there.
 HIDDEN_RATIO = 1.08
-#: A level must step up by at least this ratio at one stride at least.
-MIN_STEP = 1.04
+#: A level must step up by at least this ratio at one stride that needs it:
+#: where no prefetcher follows the chase, every machine we know is at least
+#: 1.6x slower one level down (the Pentium's 512 KiB board cache 190 ns,
+#: its memory 320 ns; Zen 3 1.3 / 3.5 / 11 ns, memory 90 ns); the smaller
+#: steps a fit can add are a prefetcher's partial hiding, a placement's
+#: wiggle or a busy host's drift, not a cache.
+MIN_STEP = 1.6
+#: A curve that rises by less than this (or 4 sigma) from its smallest to
+#: its largest sizes is flat: every level prefetch-hidden at that stride.
+FLAT_RISE = 1.09
+#: A level that only strides of at least this many bytes need (a TLB miss
+#: every 4 loads or more on 4 KiB pages) may be the TLB's reach, not a
+#: cache: with smaller strides in the figure, one of them must need it.
+TLB_STRIDE = 1024
+#: Adjacent levels' capacities differ by at least this factor on every
+#: machine we know (8 KiB -> 96 KiB on the Alpha 21164, 32 KiB -> 512 KiB
+#: on Zen 3, 256 KiB -> 8 MiB): two steps closer than that are one level
+#: seen differently at different strides (a placement, a neighbour's share
+#: of a shared cache), not two caches.
+MIN_RATIO = 4.0
 #: Intervals: the chi-square is divided by max(1, the best fit's reduced
 #: chi-square) times this (calibrated on bench/memory_coverage.py).
-MISFIT_WIDEN = 1.0
+MISFIT_WIDEN = 4.0
+#: Reweighting passes of the soft-L1 loss while levels are chosen (3 after)
+SELECT_PASSES = 2
+#: The forward selections made (see fit_stride_chase): "new" = the
+#: selection's shapes alone, True = with direct-mapped random-page shapes
+SELECTIONS = ("new", True)
+#: A cache this small is indexed inside the page (the L1s: virtually
+#: indexed, or a way no longer than the page) on every machine we know; the
+#: smallest indexed beyond it is the Alpha 21164's 96 KiB 3-way S-cache.
+RANDOM_MIN_BYTES = 64 << 10
+#: At most this many levels.
+MAX_LEVELS = 5
+#: No first-level cache we know is larger (the HP 9000/735's off-chip 256
+#: KiB; today's L1s hold at most 192 KiB): a first step beyond this is a
+#: later level's, the levels below it prefetch-hidden at every stride given.
+FIRST_LEVEL_MAX = 1 << 20
 
 
 @dataclass
@@ -89,75 +146,125 @@ def _curves(df: pd.DataFrame) -> dict[int, pd.DataFrame]:
     out = {}
     for st, part in d.groupby("stride_bytes"):
         c = _median_by(part, "size_bytes", "latency_ns")
+        c = c[(c["latency_ns"] > 0) & (c["size_bytes"] > 0)]
         if len(c) >= 6:
-            out[int(st)] = c
+            out[int(st)] = c.reset_index(drop=True)
     if not out:
         raise BenchlibError("no stride curve with at least 6 sizes")
     return out
 
 
+def _point_sigma(y: np.ndarray, half: int = 8) -> np.ndarray:
+    """Each point's noise in log latency: the scatter of the second
+    differences within ``half`` points either side, read from their lower
+    quartile (a step spanning a few points is a minority of the window and
+    does not count as noise), never below the curve's own (a shared host's
+    memory points scatter by 30 % while its L1 points scatter by 1 %: one
+    sigma for the whole curve lets the memory points decide where the
+    caches end)."""
+    n = len(y)
+    base = max(_noise_sigma(y), _MIN_SIGMA)
+    if n < 8:
+        return np.full(n, base)
+    d2 = np.abs(y[2:] - 2 * y[1:-1] + y[:-2])
+    d2 = np.concatenate([[d2[0]], d2, [d2[-1]]])
+    out = np.empty(n)
+    for i in range(n):
+        q25 = float(np.quantile(d2[max(0, i - half):i + half + 1], 0.25))
+        out[i] = q25 / 0.3186 / math.sqrt(6.0)          # |N(0, 1)|'s lower quartile
+    return np.maximum(out, base)
+
+
 class _Data:
-    """Every stride's points, concatenated, with the noise of each stride."""
+    """Every stride's points, padded to one row per stride (S, m), with
+    each point's noise."""
 
     def __init__(self, curves: dict[int, pd.DataFrame], line: int):
         self.strides = sorted(curves)
         self.line = line
-        w, y, g = [], [], []
+        S = len(self.strides)
+        m = max(len(curves[st]) for st in self.strides)
+        self.w = np.ones((S, m))
+        self.y = np.ones((S, m))
+        self.mask = np.zeros((S, m))
+        self.sig = np.ones((S, m))
         self.sigma = []
         for i, st in enumerate(self.strides):
             c = curves[st]
-            w.append(c["size_bytes"].to_numpy(float))
-            y.append(c["latency_ns"].to_numpy(float))
-            g.append(np.full(len(c), i))
-            self.sigma.append(max(_noise_sigma(np.log(y[-1])), 0.005))
-        self.w, self.y, self.g = np.concatenate(w), np.concatenate(y), np.concatenate(g)
-        self.idx = [np.nonzero(self.g == i)[0] for i in range(len(self.strides))]
-        # bytes between touched pages (4 KiB pages assumed for the variance)
-        self.page_of = [max(4096, st, line) for st in self.strides]
-        self.n = len(self.w)
-        # the same, padded to one array per stride (S, m)
-        m = max(len(ix) for ix in self.idx)
-        self.pad = np.zeros((len(self.idx), m), int)
-        self.mask = np.zeros((len(self.idx), m))
-        for i, ix in enumerate(self.idx):
-            self.pad[i, :len(ix)] = ix
-            self.pad[i, len(ix):] = ix[-1]
-            self.mask[i, :len(ix)] = 1.0
-        self.yp = self.y[self.pad]
-        self.sig = np.array(self.sigma)
-        self.pages = np.maximum(self.w[self.pad] / np.array(self.page_of)[:, None], 1.0)
+            k = len(c)
+            w = c["size_bytes"].to_numpy(float)
+            y = c["latency_ns"].to_numpy(float)
+            self.w[i, :k], self.w[i, k:] = w, w[-1]
+            self.y[i, :k], self.y[i, k:] = y, y[-1]
+            self.mask[i, :k] = 1.0
+            ps = _point_sigma(np.log(y))
+            self.sig[i, :k], self.sig[i, k:] = ps, ps[-1]
+            self.sigma.append(max(_noise_sigma(np.log(y)), _MIN_SIGMA))
+        self.n = int(self.mask.sum())
+        self.m_s = self.mask.sum(axis=1)
+        self.w_all = np.unique(self.w[self.mask > 0])
+        self._fixed: dict = {}
+        self._rows: dict = {}
 
-    def kept(self, grid: np.ndarray, ways: int, page) -> np.ndarray:
-        """(len(grid), n) kept fractions of every point for every capacity."""
-        out = np.empty((len(grid), self.n))
-        done: dict = {}
+    def kept(self, grid: np.ndarray, ways: int, page, policy: str = "lru") -> np.ndarray:
+        """(len(grid), S, m) kept fractions of every point for every capacity
+        (rows on the fine grid computed once)."""
+        q = np.asarray(grid, float)
+        idx = np.round(np.log2(q) * GRID_PER_OCTAVE)
+        on = np.abs(2.0 ** (idx / GRID_PER_OCTAVE) / q - 1) < 1e-9
+        if not on.all():
+            return self._kept(q, ways, page, policy)
+        key = (ways, page, policy)
+        rows = self._rows.setdefault(key, {})
+        miss = [int(i) for i in idx if int(i) not in rows]
+        if miss:
+            new = self._kept(2.0 ** (np.array(miss, float) / GRID_PER_OCTAVE), ways, page, policy)
+            for j, i in enumerate(miss):
+                rows[i] = new[j]
+        return np.stack([rows[int(i)] for i in idx])
+
+    def _kept(self, grid: np.ndarray, ways: int, page, policy: str = "lru") -> np.ndarray:
+        if page is not None and np.any(grid <= RANDOM_MIN_BYTES):
+            small = grid <= RANDOM_MIN_BYTES
+            out = np.empty((len(grid), len(self.strides), self.w.shape[1]))
+            out[small] = self._kept(grid[small], ways, None, policy)
+            if (~small).any():
+                out[~small] = self._kept(grid[~small], ways, page, policy)
+            return out
+        out = np.empty((len(grid), len(self.strides), self.w.shape[1]))
         for i, st in enumerate(self.strides):
-            s_eff = max(st, self.line)
-            key = (max(page, s_eff) if page else
-                   (s_eff if ways * s_eff > grid.min() else 0))
-            ix = self.idx[i]
-            if key not in done:
-                wu, inv = np.unique(self.w, return_inverse=True)
-                done[key] = (kept_fraction(wu[None, :], grid[:, None], ways, page, "stride",
-                                           stride_bytes=max(st, 1), line_bytes=self.line), inv)
-            k, inv = done[key]
-            out[:, ix] = k[:, inv[ix]]
+            out[:, i, :] = kept_fraction(self.w[i][None, :], grid[:, None], ways, page, "stride",
+                                         stride_bytes=max(st, 1), line_bytes=self.line,
+                                         policy=policy)
         return out
+
+    def fixed_kept(self, f) -> np.ndarray:
+        key = (round(float(f[0]), 3),) + tuple(f[1:])
+        if key not in self._fixed:
+            self._fixed[key] = self.kept(np.array([f[0]]), *f[1:])
+        return self._fixed[key]
 
 
 def _lsq(A, t):
     """Least squares over the batch dimensions of A (..., m, K+1) and t
-    (..., m), with no step (coefficients 1..K) negative."""
+    (..., m), with no step (coefficients 1..K) negative (an active set:
+    negative steps set to zero, the rest solved again)."""
     K1 = A.shape[-1]
-    active = np.ones(A.shape[:-2] + (K1,), bool)
+    At = np.swapaxes(A, -1, -2)
+    ata = At @ A
+    atb = (At @ t[..., None])[..., 0]
     eye = np.eye(K1)
+    # a ridge relative to the matrix (a level that keeps every point, or
+    # none, has a column of zeros)
+    ridge = (1e-10 * np.max(np.abs(np.diagonal(ata, axis1=-2, axis2=-1)), axis=-1)
+             + 1e-300)[..., None, None] * eye
+    active = np.ones(A.shape[:-2] + (K1,), bool)
+    coef = np.zeros(A.shape[:-2] + (K1,))
     for _ in range(K1):
-        Aa = A * active[..., None, :]
-        ata = (np.einsum("...mk,...ml->...kl", Aa, Aa) + eye * (~active)[..., None, :]
-               + 1e-12 * eye)
-        atb = np.einsum("...mk,...m->...k", Aa, t)
+        on = active[..., :, None] & active[..., None, :]
+        sub = np.where(on, ata, 0.0) + eye * (~active)[..., None, :] + ridge
         with np.errstate(all="ignore"):
-            coef = np.linalg.solve(ata, atb[..., None])[..., 0]
+            coef = np.linalg.solve(sub, np.where(active, atb, 0.0)[..., None])[..., 0]
         coef = np.where(active, coef, 0.0)
         neg = (coef[..., 1:] < 0) & active[..., 1:]
         if not neg.any():
@@ -166,31 +273,55 @@ def _lsq(A, t):
     return coef
 
 
-def _solve(data: _Data, H: list[np.ndarray], cols: list = ()):
-    """Each stride's latencies for kept fractions H (K arrays (G, n), nested
-    in order), no step negative; returns (deviance (G,), coefficients
-    (G, strides, K+1)).  Residuals are relative, in units of each stride's
-    noise, under a soft-L1 loss 2 (sqrt(1 + z^2) - 1) (reweighted least
-    squares, three passes): a level on randomly placed pages keeps its
-    lines a page colour at a time, so single sizes in its transition land
-    far from the mean over placements, and the loss keeps them from
-    deciding the fit without letting a model buy its way out of the misfit
-    with a variance of its own."""
-    G = H[0].shape[0] if H else 1
-    P, M = data.pad, data.mask                            # (S, m)
-    y = data.yp                                           # (S, m)
-    sig = data.sig[:, None]                               # (S, 1)
-    X = np.stack([np.ones((G,) + P.shape)] + [1.0 - h[:, P] for h in H], axis=-1)  # (G,S,m,K+1)
-    wt = np.broadcast_to((M / y)[None], X.shape[:-1])
-    for _ in range(3):
+def _solve(data: _Data, H: list[np.ndarray], passes: int = 3, cols: list | None = None):
+    """Each stride's latencies for nested kept fractions H (K arrays
+    (G or 1, S, m)), no step negative; returns (deviance (G,), coefficients
+    (G, S, K+1), deviance per stride (G, S)).  Residuals are relative, in
+    units of each point's noise, under a soft-L1 loss 2 (sqrt(1 + z^2) - 1)
+    (reweighted least squares).  ``cols``: each level's page colours (G or
+    1 values; 0 for contiguous): a level on randomly placed pages keeps its
+    lines a page colour at a time, so each stride's one placement of the
+    array puts its transition's points off the mean over placements by
+    about step^2 h (1 - h) / colours in variance; that variance is added to
+    the points' own, and its log to the deviance (a model cannot buy its
+    way out of a misfit with a variance of its own)."""
+    G = max([h.shape[0] for h in H] + [1])
+    S, m = data.y.shape
+    y, M = data.y, data.mask
+    K = len(H)
+    X = np.empty((G, S, m, K + 1))
+    X[..., 0] = 1.0
+    for k, h in enumerate(H):
+        X[..., k + 1] = 1.0 - h
+    pv = []                                   # h (1 - h) / colours, (G or 1, S, m)
+    for k, h in enumerate(H):
+        c = np.zeros(1) if cols is None else np.asarray(cols[k], float).reshape(-1)
+        if np.any(c > 1):
+            inv = np.where(c > 1, 1.0 / np.maximum(c, 1.0), 0.0)[:, None, None]
+            pv.append((k, h * (1.0 - h) * inv))
+    s2 = np.broadcast_to((data.sig ** 2)[None], (G, S, m))
+    tot = s2
+    wt = np.broadcast_to(M / (y * data.sig), (G, S, m))
+    for _ in range(passes):
         coef = _lsq(X * wt[..., None], y[None] * wt)
-        pred = np.einsum("gsmk,gsk->gsm", X, coef)
-        z = (y[None] - pred) / y[None] / sig[None]
-        wt = (M / y)[None] / np.sqrt(np.sqrt(1.0 + z ** 2))
-    dev_s = np.sum(M[None] * 2.0 * (np.sqrt(1.0 + z ** 2) - 1.0), axis=2)
+        pred = (X @ coef[..., None])[..., 0]
+        if pv:
+            extra = sum(coef[..., k + 1, None] ** 2 * v for k, v in pv) / (y ** 2)[None]
+            tot = s2 + extra
+        z = (y[None] - pred) / (y[None] * np.sqrt(tot))
+        wt = M[None] / (y[None] * np.sqrt(tot)) / np.sqrt(np.sqrt(1.0 + z ** 2))
+    dev_pt = 2.0 * (np.sqrt(1.0 + z ** 2) - 1.0)
+    if pv:
+        dev_pt = dev_pt + np.log(tot / s2)
+    dev_s = np.sum(M[None] * dev_pt, axis=2)
     dev_s = np.where(np.isfinite(dev_s), dev_s, np.inf)
-    data.last_dev_s = dev_s
-    return dev_s.sum(axis=1), coef
+    return dev_s.sum(axis=1), coef, dev_s
+
+
+def _colours(size, ways, page, policy=None):
+    """A level's page colours (0: contiguous, no placement variance)."""
+    size = np.asarray(size, float)
+    return np.zeros_like(size) if page is None else size / ways / page
 
 
 def _nest(H: list[np.ndarray]) -> list[np.ndarray]:
@@ -202,107 +333,232 @@ def _nest(H: list[np.ndarray]) -> list[np.ndarray]:
     return out
 
 
-def _shapes(coarse: bool = False):
+def _shapes(coarse=False):
     if coarse:
-        yield from COARSE_SHAPES
+        yield from (NEW_LEVEL_SHAPES if coarse == "new" else COARSE_SHAPES)
         return
-    for page in PLACEMENTS:
-        for ways in (STRIDE_WAYS if page is None else RANDOM_WAYS):
-            yield ways, page
+    for policy in POLICIES:
+        for page in PLACEMENTS:
+            for ways in (STRIDE_WAYS if page is None else RANDOM_WAYS):
+                if policy == "any" and (ways == 1 or (page is None and ways != 8)
+                                        or (page or 0) > 4096):
+                    # direct mapped: no choice to make; contiguous: one set
+                    # per way-sized run of lines, the ways matter only to
+                    # strides beyond a way
+                    continue
+                yield ways, page, policy
 
 
-def _colours(size, ways, page):
-    size = np.asarray(size, float)
-    return np.zeros_like(size) if page is None else np.maximum(size / ways / page, 1.0)
+def _grid(lo: float, hi: float, per_octave: int) -> np.ndarray:
+    """Capacities from lo to hi on a grid anchored at powers of two."""
+    a = math.floor(math.log2(lo) * per_octave)
+    b = math.ceil(math.log2(hi) * per_octave)
+    g = 2.0 ** (np.arange(a, b + 1) / per_octave)
+    g = g[(g >= lo * (1 - 1e-9)) & (g <= hi * (1 + 1e-9))]
+    return g if len(g) else np.array([math.sqrt(lo * hi)])
 
 
-def _fixed_kept(data, shape_size):
-    size, ways, page = shape_size
-    return data.kept(np.array([size]), ways, page)
-
-
-def _fit_level(data, fixed, k, lo, hi, coarse=False):
-    """Profile of level k's capacity over [lo, hi] and every shape, the
-    others held at ``fixed`` [(size, ways, page)]."""
-    n = max(int(round(math.log2(hi / lo) * GRID_PER_OCTAVE)), 2)
-    grid = lo * 2.0 ** (np.arange(n + 1) / GRID_PER_OCTAVE)
-    others = {j: _fixed_kept(data, f) for j, f in enumerate(fixed) if j != k}
+def _profile(data, fixed, k, grid, coarse=False, passes=3, shapes=None):
+    """Level k's deviance over capacities ``grid`` for every shape (or
+    ``shapes``), the others held at ``fixed`` [(size, ways, page,
+    policy)]: {(ways, page, policy): (G,)}, page None where the shape is
+    sharp over the whole grid."""
+    others = [data.fixed_kept(f) if j != k else None for j, f in enumerate(fixed)]
     best = {}
     seen = set()
-    for ways, page in _shapes(coarse):
-        sharp = page is None or bool(np.all(grid / ways <= page))
-        key = ("c", ways) if sharp else (ways, page)
+    for ways, page, policy in (_shapes(coarse) if shapes is None else shapes):
+        sharp = (page is None or bool(np.all(grid / ways <= page))
+                 or bool(np.all(grid <= RANDOM_MIN_BYTES)))
+        key = ("c", ways, policy) if sharp else (ways, page, policy)
         if key in seen:
             continue
         seen.add(key)
-        hk = data.kept(grid, ways, None if sharp else page)
-        H = [hk if j == k else np.broadcast_to(others[j], hk.shape) for j in range(len(fixed))]
-        cols = [(_colours(grid, ways, None if sharp else page)[:, None] if j == k
-                 else _colours(*fixed[j])) for j in range(len(fixed))]
-        chi, _ = _solve(data, _nest(H), cols)
-        best[(ways, None if sharp else page)] = chi
-    return grid, best
+        hk = data.kept(grid, ways, None if sharp else page, policy)
+        H = [hk if j == k else others[j] for j in range(len(fixed))]
+        cols = [_colours(grid, ways, None if sharp else page) if j == k else
+                _colours(*fixed[j][:3]).reshape(1) for j in range(len(fixed))]
+        dev, _, _ = _solve(data, _nest(H), passes, cols)
+        best[(ways, None if sharp else page, policy)] = dev
+    return best
 
 
-def _best_in(data, fixed, k, lo, hi, coarse=False):
-    """Level k placed at its best capacity and shape in [lo, hi]."""
-    grid, best = _fit_level(data, fixed, k, lo, hi, coarse)
+def _place(data, fixed, k, grid, coarse=False, passes=3):
+    """Level k at its best capacity in ``grid`` and best shape."""
+    best = _profile(data, fixed, k, grid, coarse, passes)
     prof = np.min(np.array(list(best.values())), axis=0)
     i = int(np.argmin(prof))
     shape = min(best, key=lambda s: best[s][i])
     out = list(fixed)
-    out[k] = (float(grid[i]), shape[0], shape[1])
+    out[k] = (float(grid[i]),) + tuple(shape)
     return out, float(prof[i])
 
 
-def _bounds(fixed, k, lo, hi):
-    if k > 0:
-        lo = max(lo, fixed[k - 1][0] * 1.05)
-    if k + 1 < len(fixed):
-        hi = min(hi, fixed[k + 1][0] / 1.05)
-    return lo, max(hi, lo * 1.1)
+def _room(data, fixed, k):
+    """The capacities level k may take: MIN_RATIO from its neighbours, and
+    within the measured sizes."""
+    lo = fixed[k - 1][0] * MIN_RATIO if k > 0 else data.w_all[0]
+    hi = fixed[k + 1][0] / MIN_RATIO if k + 1 < len(fixed) else data.w_all[-1]
+    return lo, hi
 
 
-def _refine(data, fixed, span=1.5, coarse=False):
-    """One round of coordinate descent over the levels."""
+def _refine(data, fixed, span=2.0 ** (1 / 4), coarse=False, passes=3, wide=False):
+    """One round of coordinate descent over the levels, each on the fine
+    grid within ``span`` of where it is (``wide``: on the coarse grid over
+    all the room its neighbours leave it: a level placed first where two
+    steps are, half-way between them, moves to one of them once the other
+    has its own level)."""
     for k in range(len(fixed)):
+        lo, hi = _room(data, fixed, k)
         c = fixed[k][0]
-        fixed, _ = _best_in(data, fixed, k, *_bounds(fixed, k, c / span, c * span), coarse)
+        if not wide:
+            lo, hi = max(lo, c / span), min(hi, c * span)
+        if hi < lo:
+            continue
+        fixed, _ = _place(data, fixed, k, _grid(lo, hi, COARSE_PER_OCTAVE if wide
+                                                else GRID_PER_OCTAVE), coarse, passes)
     return fixed
 
 
-def _chi_of(data, fixed):
-    if not fixed:
-        chi, coefs = _solve(data, [], [])
-        return float(chi[0]), coefs
-    H = _nest([_fixed_kept(data, f) for f in fixed])
-    chi, coefs = _solve(data, H, [_colours(*f) for f in fixed])
-    return float(chi[0]), coefs
+def _dev_of(data, fixed, passes=3):
+    H = _nest([data.fixed_kept(f) for f in fixed])
+    dev, coefs, dev_s = _solve(data, H, passes,
+                               [_colours(*f[:3]).reshape(1) for f in fixed])
+    return float(dev[0]), coefs[0], dev_s[0]
 
 
-# ------------------------------------------------------------ candidates
-
-def _candidates(curves: dict[int, pd.DataFrame]) -> list[float]:
-    """Threshold sizes of every stride's plateaus, clustered."""
-    from benchlib.memory.levels import _fit_levels
-    found = []
-    for st, c in curves.items():
-        try:
-            lv, _, _ = _fit_levels(c, 1.05, False)
-        except BenchlibError:
+def _new_level(data, fixed):
+    """The best new level in each gap between the levels (coarse grid,
+    coarse shapes): [(deviance, position, trial levels)], best first."""
+    out = []
+    for k in range(len(fixed) + 1):
+        lo = fixed[k - 1][0] * MIN_RATIO if k else data.w_all[0]
+        hi = fixed[k][0] / MIN_RATIO if k < len(fixed) else data.w_all[-1]
+        if hi < lo * 1.05:
             continue
-        found += [x.size_bytes for x in lv if x.size_bytes]
-    found.sort()
-    out: list[list[float]] = []
-    for f in found:
-        if out and f / out[-1][-1] < 1.3:
-            out[-1].append(f)
-        else:
-            out.append([f])
-    return [float(np.exp(np.mean(np.log(g)))) for g in out]
+        trial = fixed[:k] + [(math.sqrt(lo * hi), 1, None, "lru")] + fixed[k:]
+        trial, dev = _place(data, trial, k, _grid(lo, hi, COARSE_PER_OCTAVE), "new", SELECT_PASSES)
+        out.append((dev, k, trial))
+    return sorted(out, key=lambda t: t[0])
 
+
+def _accepts(data, trial, k, dev_cur, cur_s):
+    """Whether the curves need level k of ``trial``: its BIC over the whole
+    figure (capacity, shape and one step per stride, scaled by the misfit),
+    a step of at least MIN_STEP somewhere, and enough strides that need it
+    and step up there: half of them, or (a prefetcher hides a level at the
+    small strides, not at the large ones) at least two and three quarters
+    of the strides from the smallest that shows it up.  Each stride is its
+    own run (its own placement of the array): one stride's wiggle is not a
+    level.  Returns (accepted, deviance, per-stride deviance)."""
+    dev_t, coefs, trial_s = _dev_of(data, trial)
+    S = len(data.strides)
+    lat = np.cumsum(coefs, axis=-1)                          # (S, K+1)
+    step = lat[:, k + 1] / np.maximum(lat[:, k], 1e-12)
+    K = len(trial)
+    red_s = np.maximum(1.0, trial_s / np.maximum(data.m_s - K - 1, 1))
+    need = ((cur_s - trial_s) > 3 * np.log(data.m_s) * red_s) & (step >= HIDDEN_RATIO)
+    p = S * (K + 1) + 2 * K
+    red = max(1.0, dev_t / max(data.n - p, 1))
+    votes = int(need.sum())
+    ok_votes = votes >= max(1, math.ceil(0.5 * S))
+    if not ok_votes and votes >= 2:
+        first = int(np.argmax(need))
+        ok_votes = votes >= 0.75 * (S - first)
+    small = np.array(data.strides) < TLB_STRIDE
+    if small.any() and not small.all() and not (need & small).any():
+        ok_votes = False
+    ok = (dev_cur - dev_t >= (2 + S) * math.log(data.n) * red
+          and votes > 0 and float(np.max(step[need])) >= MIN_STEP and ok_votes)
+    return ok, dev_t, trial_s
 
 # ----------------------------------------------------------------- the fit
+
+def _interval(data, fixed, k, widen):
+    """Level k's size and 95 % interval: the profile over capacities (fine
+    grid, every shape) within its room; a flat bottom (a sharp step
+    between two measured sizes) gives its middle, and the interval never
+    ends inside the gap between the measured sizes either side of a sharp
+    step.  Returns (level, Transition)."""
+    lo_r, hi_r = _room(data, fixed, k)
+    c = fixed[k][0]
+    lo_g, hi_g = max(lo_r, c / 2.5), min(hi_r, c * 2.5)
+    # every shape on the coarse grid; on the fine grid, the shapes that come
+    # near the best there (the others are far outside any interval)
+    every = list(_shapes())
+    rough = _profile(data, fixed, k, _grid(lo_g, hi_g, COARSE_PER_OCTAVE), passes=2,
+                     shapes=every)
+    floor = min(float(v.min()) for v in rough.values())
+    near = {key for key, v in rough.items()
+            if float(v.min()) <= floor + 2 * DELTA_CHI2 * widen * max(1.0, 4.0 / MISFIT_WIDEN)}
+    grid = _grid(lo_g, hi_g, GRID_PER_OCTAVE)
+    best = _profile(data, fixed, k, grid, shapes=[
+        sh for sh in every
+        if (sh[0], None if sh[1] is None or sh[1] * sh[0] >= hi_g or hi_g <= RANDOM_MIN_BYTES
+                   else sh[1], sh[2]) in near])
+    keys = list(best)
+    allchi = np.array([best[s] for s in keys]) / widen
+    prof = allchi.min(axis=0)
+    i = int(np.argmin(prof))
+    ok = prof <= prof[i] + DELTA_CHI2
+    lo, hi = i, i
+    while lo > 0 and ok[lo - 1]:
+        lo -= 1
+    while hi + 1 < len(grid) and ok[hi + 1]:
+        hi += 1
+    fits = [keys[j] for j in range(len(keys)) if allchi[j, i] <= prof[i] + DELTA_CHI2]
+    flat_b = np.nonzero(prof[lo:hi + 1] <= prof[i] + 1e-6 * max(1.0, prof[i]))[0] + lo
+    size = float(2.0 ** np.mean(np.log2(grid[[flat_b.min(), flat_b.max()]])))
+    ways, page, policy = keys[int(np.argmin(allchi[:, i]))]
+    size_lo, size_hi = float(grid[lo]), float(grid[hi])
+    sharp = all(pg is None or size / wy <= pg for wy, pg, _ in fits)
+    if sharp:
+        w = data.w_all
+        below, above = w[w <= size], w[w > size]
+        if len(below):
+            size_lo = min(size_lo, float(below.max()))
+        if len(above):
+            size_hi = max(size_hi, float(above.min()))
+    # never narrower than the capacity grid's own step either side
+    size_lo = min(size_lo, size / 2.0 ** (1 / GRID_PER_OCTAVE))
+    size_hi = max(size_hi, size * 2.0 ** (1 / GRID_PER_OCTAVE))
+    level = (size, ways, page, policy)
+    t = Transition(
+        size_bytes=size, size_bytes_low=size_lo, size_bytes_high=size_hi, ways=int(ways),
+        ways_resolved=len({f[0] for f in fits}) == 1, page_bytes=int(page or 0),
+        page_resolved=len({f[1] for f in fits}) == 1 and page is not None,
+        gradual=page is not None and size / ways >= 2 * page, chi2=float(prof[i] * widen),
+        n_points=data.n, deviance=float(prof[i] * widen))
+    return level, t
+
+
+def _select(data, kind):
+    """Forward selection: the best new level in each gap, the best three
+    tried (placed and refined with the ``kind`` of shapes), the first that
+    the curves need kept (:func:`_accepts`); until none is."""
+    fixed: list = []
+    dev_cur, _, cur_s = _dev_of(data, fixed)
+    while len(fixed) < MAX_LEVELS:
+        accepted = None
+        S = len(data.strides)
+        for dev_new, k, trial in _new_level(data, fixed)[:3]:
+            if dev_cur - dev_new < 0.5 * (2 + S) * math.log(data.n):
+                continue          # far from paying its BIC even before it is refined
+            lo, hi = _room(data, trial, k)
+            c = trial[k][0]
+            step = 2.0 ** (1.5 / COARSE_PER_OCTAVE)
+            trial, _ = _place(data, trial, k, _grid(max(lo, c / step), min(hi, c * step),
+                                                    GRID_PER_OCTAVE), kind, SELECT_PASSES)
+            trial = _refine(data, trial, coarse=kind, passes=SELECT_PASSES, wide=True)
+            trial = _refine(data, trial, coarse=kind, passes=SELECT_PASSES)
+            ok, dev_t, trial_s = _accepts(data, trial, k, dev_cur, cur_s)
+            if ok:
+                accepted = (trial, dev_t, trial_s)
+                break
+        if accepted is None:
+            break
+        fixed, dev_cur, cur_s = accepted
+    return fixed
+
 
 def fit_stride_chase(df: pd.DataFrame, line_bytes: int | None = None
                      ) -> tuple[list[Level], list[str], StrideFit]:
@@ -316,115 +572,65 @@ def fit_stride_chase(df: pd.DataFrame, line_bytes: int | None = None
     flat = []
     for st, c in curves.items():
         y = np.log(c["latency_ns"].to_numpy(float))
-        sig = max(_noise_sigma(y), 0.005)
+        sig = max(_noise_sigma(y), _MIN_SIGMA)
         k = max(2, len(y) // 8)
-        if np.median(y[-k:]) - np.median(y[:k]) < max(math.log(MIN_STEP * 1.05), 4 * sig):
+        if np.median(y[-k:]) - np.median(y[:k]) < max(math.log(FLAT_RISE), 4 * sig):
             flat.append(st)
     use = {st: c for st, c in curves.items() if st not in flat} or curves
     data = _Data(use, line)
-    cands = _candidates(use)
-    n = data.n
-    n_groups = len(data.strides)
-    # forward selection: add the level that lowers the deviance most, while
-    # it pays its BIC (capacity, shape and one step per stride, scaled by
-    # the misfit) and steps up somewhere
-    fixed: list = []
-    chi_cur, _ = _chi_of(data, fixed)
-    cur_s = data.last_dev_s[0]
-    m_s = data.mask.sum(axis=1)
-    while len(fixed) < 6:
-        tried = []
-        for c in cands:
-            if any(abs(math.log(c / f[0])) < math.log(1.25) for f in fixed):
-                continue
-            trial = sorted(fixed + [(c, 1, None)], key=lambda f: f[0])
-            k = [f[0] for f in trial].index(c)
-            trial, chi_t = _best_in(data, trial, k, *_bounds(trial, k, c / 2, c * 4), True)
-            tried.append((chi_t, k, trial))
-        accepted = None
-        for chi_t, k, trial in sorted(tried, key=lambda t: t[0])[:3]:
-            trial = _refine(data, trial, coarse=True)
-            chi_t, coefs = _chi_of(data, trial)
-            trial_s = data.last_dev_s[0]
-            lat = np.cumsum(coefs[0], axis=-1)                     # (S, K+1)
-            step = lat[:, k + 1] / lat[:, k]
-            # each stride is its own run (its own placement of the array): a
-            # level must be needed by at least half of the strides (a
-            # prefetcher hides it at some, not at most), not by a few
-            # strides' wiggles; and pay its BIC over the whole figure
-            red_s = np.maximum(1.0, trial_s / np.maximum(m_s - len(trial) - 1, 1))
-            need = (cur_s - trial_s) > 3 * np.log(m_s) * red_s
-            votes = int(np.sum(need & (step >= HIDDEN_RATIO)))
-            p = n_groups * (len(trial) + 1) + 2 * len(trial)
-            red = max(1.0, chi_t / max(n - p, 1))
-            if (chi_cur - chi_t >= (2 + n_groups) * math.log(n) * red
-                    and float(np.max(step)) >= MIN_STEP
-                    and votes >= max(1, math.ceil(0.5 * n_groups))):
-                accepted = (trial, chi_t, trial_s)
-                break
-        if accepted is None:
-            break
-        fixed, chi_cur, cur_s = accepted
+    S = len(data.strides)
+    # forward selection twice: levels placed with the selection's shapes
+    # alone, and with direct-mapped caches on random pages too (a 1990s
+    # board cache's onset, which alone can also pass for a whole staircase);
+    # the better by BIC kept
+    cands = []
+    for kind in SELECTIONS:
+        f = _select(data, kind)
+        f = _refine(data, f) if f else f
+        d = _dev_of(data, f)[0]
+        K = len(f)
+        p = S * (K + 1) + 2 * K
+        red = max(1.0, d / max(data.n - p, 1))
+        cands.append((d + p * math.log(data.n) * red, f))
+    fixed = min(cands, key=lambda c: c[0])[1]
     if fixed:
+        # each stride is its own run, which the model describes better or
+        # worse (a prefetcher's partial hiding, the TLB's misses at large
+        # strides, a neighbour's share): its points' noise is scaled by its
+        # own misfit, so that the strides the model describes place the
+        # capacities, then every level refined
+        _, _, dev_s = _dev_of(data, fixed)
+        red_s = dev_s / np.maximum(data.m_s - len(fixed) - 1, 1)
+        data.sig = data.sig * np.sqrt(np.maximum(1.0, red_s))[:, None]
+        data._fixed.clear()
         fixed = _refine(data, fixed)
-    chi_all, coefs = _chi_of(data, fixed)
-    p = n_groups * (len(fixed) + 1) + 2 * len(fixed)
-    red = chi_all / max(n - p, 1)
+    dev_all, coefs, _ = _dev_of(data, fixed)
+    K = len(fixed)
+    p = S * (K + 1) + 2 * K
+    red = dev_all / max(data.n - p, 1)
     widen = max(1.0, red) * MISFIT_WIDEN
     info = StrideFit(strides=sorted(curves), flat=sorted(flat), reduced_chi2=float(red))
-    # each level's interval: the profile over capacities and shapes
-    levels: list[Level] = []
     trans = []
-    for k in range(len(fixed)):
-        lo_b = fixed[k - 1][0] * 1.02 if k else fixed[k][0] / 4
-        hi_b = fixed[k + 1][0] / 1.02 if k + 1 < len(fixed) else fixed[k][0] * 4
-        grid, best = _fit_level(data, fixed, k, max(lo_b, fixed[k][0] / 2.5),
-                                min(hi_b, fixed[k][0] * 2.5))
-        allchi = np.array(list(best.values()))
-        prof = allchi.min(axis=0) / widen
-        i = int(np.argmin(prof))
-        ok = prof <= prof[i] + DELTA_CHI2
-        lo, hi = i, i
-        while lo > 0 and ok[lo - 1]:
-            lo -= 1
-        while hi + 1 < len(grid) and ok[hi + 1]:
-            hi += 1
-        keys = list(best)
-        fits = [keys[j] for j in range(len(keys)) if allchi[j, i] / widen <= prof[i] + DELTA_CHI2]
-        # a flat bottom (a sharp step between two measured sizes): its middle
-        flat_b = np.nonzero(prof[lo:hi + 1] <= prof[i] + 1e-6 * max(1.0, prof[i]))[0] + lo
-        size = float(2.0 ** np.mean(np.log2(grid[[flat_b.min(), flat_b.max()]])))
-        ways, page = keys[int(np.argmin(allchi[:, i]))]
-        size_lo, size_hi = float(grid[lo]), float(grid[hi])
-        sharp = all(pg is None or size / wy <= pg for wy, pg in fits)
-        if sharp:
-            below, above = data.w[data.w <= size], data.w[data.w > size]
-            if len(below):
-                size_lo = min(size_lo, float(below.max()))
-            if len(above):
-                size_hi = max(size_hi, float(above.min()))
-        fixed[k] = (size, ways, page)
-        trans.append(Transition(
-            size_bytes=size, size_bytes_low=size_lo, size_bytes_high=size_hi, ways=int(ways),
-            ways_resolved=len({f[0] for f in fits}) == 1, page_bytes=int(page or 0),
-            page_resolved=len({f[1] for f in fits}) == 1 and page is not None,
-            gradual=page is not None and size / ways >= 2 * page, chi2=float(chi_all),
-            n_points=n, deviance=float(chi_all)))
-    chi_all, coefs = _chi_of(data, fixed)
+    for k in range(K):
+        fixed[k], t = _interval(data, fixed, k, widen)
+        trans.append(t)
+    dev_all, coefs, _ = _dev_of(data, fixed)
     # the stride whose latencies the levels report: the smallest that shows
     # every level (no prefetcher hides any), else the one with the largest
     # total rise
-    K = len(fixed)
-    lat_by = {}
-    for i, st in enumerate(data.strides):
-        lat_by[st] = np.cumsum(coefs[0, i])                        # L1, L2, ..., memory
-    step_ratio = {st: [lat_by[st][k + 1] / lat_by[st][k] for k in range(K)]
+    lat_by = {st: np.cumsum(coefs[i]) for i, st in enumerate(data.strides)}  # L1, ..., memory
+    step_ratio = {st: [lat_by[st][k + 1] / max(lat_by[st][k], 1e-12) for k in range(K)]
                   for st in data.strides}
     full = [st for st in data.strides if all(r >= HIDDEN_RATIO for r in step_ratio[st])
             and st >= line]
     used = min(full) if full else max(data.strides, key=lambda s: lat_by[s][-1] / lat_by[s][0])
     info.stride_used = int(used)
     names = [f"L{k + 1}" for k in range(K)]
+    below_hidden = K > 0 and fixed[0][0] > FIRST_LEVEL_MAX
+    if below_hidden:
+        # which levels these are is not known: the last is the last level
+        # before memory, the others are named by their place above it
+        names = [f"LLC-{K - 1 - k}" if k < K - 1 else "LLC" for k in range(K)]
     for k, name in enumerate(names):
         info.steps[name] = {int(st): float(step_ratio[st][k]) for st in data.strides}
         seen = [st for st in data.strides if step_ratio[st][k] >= HIDDEN_RATIO]
@@ -434,16 +640,15 @@ def fit_stride_chase(df: pd.DataFrame, line_bytes: int | None = None
         if hid:
             info.hidden[name] = hid
     i_used = data.strides.index(used)
-    ix = data.idx[i_used]
-    H = _nest([_fixed_kept(data, f)[0] for f in fixed])
+    on_row = data.mask[i_used] > 0
+    H = _nest([data.fixed_kept(f)[0, i_used] for f in fixed])
     lats = lat_by[used]
+    levels: list[Level] = []
     for k in range(K + 1):
-        lo_h = H[k - 1][ix] if k else np.zeros(len(ix))
-        hi_h = H[k][ix] if k < K else np.ones(len(ix))
-        on = (hi_h - lo_h) > 0.9
-        npts = int(on.sum())
-        sig = data.sigma[i_used]
-        err = float(lats[k] * sig / math.sqrt(max(npts, 1)))
+        lo_h = H[k - 1] if k else np.zeros(on_row.shape)
+        hi_h = H[k] if k < K else np.ones(on_row.shape)
+        npts = int(np.sum(((hi_h - lo_h) > 0.9) & on_row))
+        err = float(lats[k] * data.sigma[i_used] / math.sqrt(max(npts, 1)))
         if k < K:
             t = trans[k]
             levels.append(Level(name=names[k], size_bytes=t.size_bytes,
@@ -461,17 +666,27 @@ def fit_stride_chase(df: pd.DataFrame, line_bytes: int | None = None
                      "capacity from them")
     for name, hid in info.hidden.items():
         hid = [h for h in hid if h not in flat]
-        if hid:
+        if hid and name != "below":
             notes.append(f"{name} is prefetch-hidden at stride {', '.join(map(str, hid))} (its "
                          f"step is under x{HIDDEN_RATIO} there); its capacity is from the strides "
                          "that show it")
+    if below_hidden:
+        info.hidden["below"] = [int(st) for st in data.strides]
+        notes.append(f"the first step is at {fixed[0][0] / 2**20:.1f} MiB, beyond any first-level "
+                     "cache (none we know holds more than 256 KiB): the "
+                     "levels below it are prefetch-hidden at stride "
+                     f"{', '.join(map(str, data.strides))} (a stream prefetcher follows the "
+                     "chase), so the level found is named LLC (the last before memory), not L1")
     notes.append(f"cache sizes: capacities of the sequential stride-chase model fitted to "
-                 f"stride{'s' if len(data.strides) > 1 else ''} "
-                 f"{', '.join(map(str, data.strides))} together (shared capacities, each "
-                 f"stride its own latencies), 95 % intervals widened by the model's misfit "
+                 f"stride{'s' if S > 1 else ''} "
+                 f"{', '.join(map(str, data.strides))}"
+                 + (" together (shared capacities, each stride its own latencies)" if S > 1
+                    else "") +
+                 f", 95 % intervals widened by the model's misfit "
                  f"(reduced chi-square {red:.2g}); latencies from stride {used}")
     if K == 0:
-        notes.append("no cache step found in the stride curves")
+        notes.append(f"no cache step found in the stride curves (no step of x{MIN_STEP} that "
+                     "the curves need: a prefetcher may hide every level at these strides)")
     return levels, notes, info
 
 
@@ -480,41 +695,25 @@ __all__ = ["fit_stride_chase", "StrideFit"]
 
 # ------------------------------------------------------- which model fits
 
-#: A bare curve whose last plateau is less than this multiple of its first
-#: is read as a sequential chase a prefetcher flattens (a random chase's
-#: memory costs tens of L1 hits on every machine since the 1980s).
-SEQUENTIAL_RISE = 4.0
-
-
 def access_model(df: pd.DataFrame) -> tuple[str, str]:
-    """Which access model describes a latency table: ("ring", why) for
-    benchlib's random chases (and any table with random-order rows), or
-    ("stride", why) for a sequential stride chase; from what the table says
-    (its ``pattern`` column) or, for a bare table, from its shape."""
+    """Which access model describes a latency table, from what the table
+    says: ("stride", why) when every row is a sequential stride chase
+    (``pattern`` "stride": lat_mem_rd's text is read so, one curve or
+    many); ("ring", why) otherwise: benchlib's own runs (random-order rows
+    beside their stride curves) and bare tables with no ``pattern`` column
+    (a multichase-style CSV is a random chase), as before."""
     if "pattern" in df.columns:
         pat = df["pattern"].astype(str).str.lower()
-        if (pat == "random").any():
-            return "ring", "the table has random-order rows (a random chase: ring model)"
         if (pat == "stride").all():
-            return "stride", ("the table says pattern=stride (a sequential stride chase, as "
-                              "lat_mem_rd's output is read)")
-    if "stride_bytes" in df.columns:
-        counts = df.groupby(df["stride_bytes"].astype(float).round())["size_bytes"].nunique()
-        if (counts >= 6).sum() >= 2:
-            return "stride", (f"no pattern column and {int((counts >= 6).sum())} strides' "
-                              "curves (a stride chase's figure, one curve per stride)")
-    c = _median_by(df, "size_bytes", "latency_ns")
-    y = c["latency_ns"].to_numpy(float)
-    k = max(2, len(y) // 8)
-    if len(y) >= 6:
-        rise = float(np.median(y[-k:]) / np.median(y[:k]))
-        if rise < SEQUENTIAL_RISE:
-            return "stride", (f"one bare curve whose largest sizes cost only {rise:.2g}x its "
-                              f"smallest (under {SEQUENTIAL_RISE:g}x: a sequential chase that a "
-                              "prefetcher flattens, not a random one)")
-        return "ring", (f"one bare curve rising {rise:.2g}x from its smallest to its largest "
-                        "sizes (a random chase's rise: ring model)")
-    return "ring", "one bare curve (ring model)"
+            n = df["stride_bytes"].nunique() if "stride_bytes" in df.columns else 1
+            return "stride", (f"the table says pattern=stride, {n} stride curve"
+                              f"{'s' if n > 1 else ''}: a sequential stride chase, as "
+                              "lat_mem_rd's output is read")
+        if (pat == "random").any():
+            return "ring", ("the table has random-order rows (benchlib's random chase): ring "
+                            "model")
+    return "ring", ("no pattern column: read as a random chase (ring model); a sequential "
+                    "stride chase's table says pattern=stride")
 
 
-__all__ += ["access_model", "SEQUENTIAL_RISE"]
+__all__ += ["access_model"]

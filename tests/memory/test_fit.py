@@ -32,7 +32,8 @@ def test_fit_memory_intel_like_with_clock_and_json():
     assert [lv["name"] for lv in d["levels"]] == ["L1", "L2", "L3", "memory"]
     assert d["levels"][-1]["size_bytes"] is None
     assert all(isinstance(lv["size_bytes"], float) for lv in d["levels"][:-1])
-    assert set(d) == {"levels", "line_size_bytes", "line", "tlb", "stride_bytes_used", "notes"}
+    assert set(d) == {"levels", "line_size_bytes", "line", "tlb", "stride_bytes_used", "notes",
+                      "access_model"}
     assert set(d["levels"][0]) == {"name", "size_bytes", "size_bytes_low", "size_bytes_high",
                                    "latency_ns", "latency_ns_err", "latency_cycles", "n_points",
                                    "ways", "page_bytes_fitted", "shape", "threshold_size_bytes",

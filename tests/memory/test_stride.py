@@ -1,15 +1,20 @@
 """Sequential stride chases (other tools' curves, the 1990s' caches): the
 simulator's fast path against an access-by-access LRU replay, the closed
 form ``kept_fraction(access="stride")`` against the simulator, and the
-recorded lat_mem_rd curves of the EPYC guest read as one table."""
+recorded lat_mem_rd curves of the EPYC guest read as one table, and the
+stride-chase fit that `benchlib fit-memory` gives them (and simulated
+figures written as lat_mem_rd text)."""
+import functools
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import cachesim as cs
 from benchlib.memory.cache_model import kept_fraction
-from benchlib.memory.curve_readers import read_input
+from benchlib.memory.curve_readers import read_curve_file, read_input
+from benchlib.memory.fit import fit_memory
 
 K, M = 1 << 10, 1 << 20
 EPYC = Path(__file__).parent / "data" / "lat_mem_rd_epyc"
@@ -94,3 +99,94 @@ def test_the_recorded_epyc_curves_read_as_one_table():
             mb, ns = float(lines[i][0]), float(lines[i][1])
             assert rows.loc[i, "size_bytes"] == pytest.approx(mb * M, abs=8)
             assert rows.loc[i, "latency_ns"] == ns
+
+
+# ------------------------------------------- the stride-chase fit through fit_memory
+
+#: sysfs on the machine the EPYC curves were recorded on (their README)
+EPYC_L1, EPYC_L2, EPYC_L3 = 32 * K, 512 * K, 32 * M
+
+
+def _caches(fit):
+    return [lv for lv in fit.levels if lv.size_bytes]
+
+
+@functools.lru_cache(maxsize=1)
+def _epyc_folder_fit():
+    return fit_memory(read_input(EPYC))
+
+
+def test_the_recorded_epyc_folder_is_fitted_as_a_stride_chase():
+    # eight strides together: L1 and L2 within 10 % of sysfs, the host-shared
+    # L3 as one level (the guest's share of it, past ~10 MiB), no other level
+    fit = _epyc_folder_fit()
+    assert fit.access_model["model"] == "stride" and "pattern=stride" in fit.access_model["why"]
+    assert fit.notes[0].startswith("access model: sequential stride chase")
+    l1, l2, l3 = _caches(fit)
+    assert l1.size_bytes == pytest.approx(EPYC_L1, rel=0.10)
+    assert l1.size_bytes_low <= EPYC_L1 <= l1.size_bytes_high
+    assert l2.size_bytes_low <= EPYC_L2 <= l2.size_bytes_high
+    assert 4 * M < l3.size_bytes <= EPYC_L3
+    # the stream prefetcher hides L2 at the small strides, and says so
+    assert fit.access_model["prefetch_hidden"]["L2"] == [16, 32, 64]
+    assert any(n.startswith("L2 is prefetch-hidden at stride 16, 32, 64") for n in fit.notes)
+    assert fit.line_size_bytes is None          # the strides' reading (512) is no line
+
+
+@pytest.mark.xfail(strict=True, reason="the EPYC L2's transition is broader than the model's "
+                   "8-way shapes: the fit reads 418-428 KiB (-18 %), its interval holding 512")
+def test_the_recorded_epyc_folder_reads_l2_within_10_percent():
+    (_, l2, _) = _caches(_epyc_folder_fit())
+    assert l2.size_bytes == pytest.approx(EPYC_L2, rel=0.10)
+
+
+@pytest.mark.parametrize("stride", [16, 32, 64, 128, 256, 512, 1024, pytest.param(
+    4096, marks=pytest.mark.xfail(strict=True, reason="one load per page: the TLB's misses "
+                                  "step at 3.4 and 77 MiB, read as two levels"))])
+def test_each_recorded_epyc_file_alone_has_no_spurious_level(stride):
+    # one file, one run: at most L1, L2 and the one last level; every level
+    # past 2 MiB is the last (the L3's share), and where the first step is
+    # past any L1 the levels below it are said to be prefetch-hidden
+    fit = fit_memory(read_input(EPYC / f"lat_mem_rd_stride{stride}.txt"))
+    assert fit.access_model["model"] == "stride"
+    caches = _caches(fit)
+    assert len(caches) <= 3
+    assert sum(lv.size_bytes > 2 * M for lv in caches) <= 1
+    if caches and caches[0].size_bytes > M:
+        assert caches[-1].name == "LLC" and "below" in fit.access_model["prefetch_hidden"]
+    if stride in (128, 256, 512):
+        # the strides no prefetcher hides L1 and L2 at: both found
+        assert len(caches) == 3 and caches[0].size_bytes < 64 * K
+
+
+@pytest.mark.parametrize("name", ["alpha21164_2m_coloured", "zen3_like"])
+def test_simulated_stride_figures_written_as_lat_mem_rd_text(tmp_path, name):
+    # lat_mem_rd text of a 1990s machine (8 KiB direct mapped, 96 KiB 3-way,
+    # 2 MiB board cache) and of a prefetching one, read and fitted as
+    # `benchlib fit-memory` does: every level within 10 % and its interval
+    # holding the truth
+    m = next(x for x in cs.NINETIES + cs.MODERN_STRIDE if x.name == name)
+    strides = (16, 32, 64, 128, 256, 512) + ((1024, 4096) if m in cs.MODERN_STRIDE else ())
+    df = cs.stride_figure(m, strides, max_bytes=int(4 * max(m.truth_sizes())), seed=100)
+    f = tmp_path / "lat.txt"
+    f.write_text(cs.to_lat_mem_rd_text(df))
+    fit = fit_memory(read_curve_file(f), pairs=None)
+    caches = _caches(fit)
+    assert len(caches) == len(m.levels)
+    for lv, truth in zip(caches, m.truth_sizes()):
+        assert lv.size_bytes == pytest.approx(truth, rel=0.10)
+        assert lv.size_bytes_low <= truth <= lv.size_bytes_high
+    if name == "zen3_like":
+        assert fit.access_model["prefetch_hidden"]["L1"] == [16, 32, 64]
+
+
+def test_a_table_with_random_rows_stays_on_the_ring():
+    # benchlib's own runs (random-order rows beside the stride curves) keep
+    # today's ring/walk fit
+    m = cs.Machine((cs.Level(32 * K, 8, 1.3), cs.Level(512 * K, 8, 4.0)), 90.0)
+    df = pd.concat([cs.chase_curve(m, cs.size_grid(m, 6), seed=1),
+                    cs.chase_curve(m, cs.size_grid(m, 4), stride=128, pattern="stride", seed=2)],
+                   ignore_index=True)
+    fit = fit_memory(df)
+    assert fit.access_model["model"] == "ring"
+    assert fit.notes[0].startswith("access model: random ring")
