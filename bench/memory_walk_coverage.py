@@ -1,17 +1,17 @@
-"""How well the random walk's fit (benchlib.memory.cache_model.fit_walk)
+"""How well the random walk's fit (benchlib.memory.walk.fit_walk)
 recovers simulated L2s and whether its 95 % interval holds them: caches of
 256 KiB-2 MiB, 8-20 ways, on 4 KiB pages drawn at random for every point
 (each walk point is a buffer of its own), 1 % log-normal noise, and a share
 of the points slowed by up to 30 % (a neighbour only slows a point).  The
 guess is 0.75-1.3x the truth (the ring's size, in the pipeline).  Compares
-the fit_walk of an older cache_model.py, if one is given (``--old FILE``,
+the fit_walk of an older cache_model.py (where it lived before), if one is given (``--old FILE``,
 e.g. from ``git show f8bfaed:benchlib/memory/cache_model.py``).
 
     PYTHONPATH=. python bench/memory_walk_coverage.py SEED N SLOW_SHARE [-v] [--old FILE]
 """
 import importlib.util, sys, time
 import numpy as np
-from benchlib.memory import cache_model as new
+from benchlib.memory import walk as new
 OLD = sys.argv[sys.argv.index("--old") + 1] if "--old" in sys.argv else None
 if OLD:
     spec = importlib.util.spec_from_file_location("cm_old", OLD)

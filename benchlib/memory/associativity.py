@@ -15,7 +15,7 @@ Two readings, each where it can see the ways:
 * **The random walk's shape** (:func:`ways_from_walk`): above the first
   level the set index comes from the physical page, and the walk's
   transition spreads with the page colours, C / (ways x page): the fit's
-  profile over 1-32 ways (:func:`.cache_model.fit_walk`).  It is named,
+  profile over 1-32 ways (:func:`.walk.fit_walk`).  It is named,
   not taken: the shape moves as much with where the pages landed as with
   the ways, so above the first level the ways are "not identified".
 

@@ -74,7 +74,7 @@ class Level:
     latency_ns_ci95: tuple[float, float] | None = None
     #: the ring chase's capacity (size, low, high) where a random walk replaced it
     ring_size_bytes: tuple[float, float, float] | None = None
-    #: the random walk's fit (cache_model.fit_walk) that gave the size
+    #: the random walk's fit (walk.fit_walk) that gave the size
     walk: Transition | None = None
     #: the ways, where a chase or the curve's shape identifies them
     associativity: Associativity = field(default_factory=Associativity)

@@ -13,10 +13,15 @@ from __future__ import annotations
 import math
 from dataclasses import replace
 
+import numpy as np
 import pandas as pd
+from scipy.special import gammaln
 
 from benchlib.memory.associativity import ways_from_walk
-from benchlib.memory.cache_model import SEARCH_OCTAVES, SMALL_PAGE, fit_walk
+from benchlib.memory.cache_model import (DELTA_CHI2, GRID_PER_OCTAVE, HUGE_PAGE, SEARCH_OCTAVES,
+                                        SMALL_PAGE, WALK_IRLS, WALK_LOW_SCALE, WALK_WAYS_GRID,
+                                        Transition, _lower_scale, _robust_scale, _slow_tail,
+                                        _slow_weight, colours, kept_fraction)
 from benchlib.memory.levels import tlb_penalty_ns
 from benchlib.memory.hierarchy import Level, MemoryFit
 from benchlib.memory.segments import _median_by, check_columns
@@ -25,7 +30,7 @@ from benchlib.memory.segments import _median_by, check_columns
 def refit_with_walk(fit: MemoryFit, walk: pd.DataFrame) -> MemoryFit:
     """A new fit in which each cache above the first whose transition the
     random walk's curve spans (a quarter of its ring size to 4 times it)
-    has its capacity from that curve (:func:`.cache_model.fit_walk`): a
+    has its capacity from that curve (:func:`fit_walk`, below): a
     ring chase's shape past the capacity depends on the cache's replacement
     policy (an LRU set of n > ways lines keeps none of a ring, other
     policies keep some, and the two trade against the capacity in the fit),
@@ -170,3 +175,211 @@ def _dropped(nxt: Level, gain: float, penalty: float) -> str:
 
 
 __all__ = ["refit_with_walk"]
+
+
+# ------------------------------------------------------------ the walk's fit
+
+def _ways_interval(prof_by_ways: dict, best: float) -> tuple[int, int]:
+    """The ways whose best deviance is within DELTA_CHI2 of ``best``: (low, high)."""
+    ok = [w for w, d in prof_by_ways.items() if d <= best + DELTA_CHI2]
+    return (min(ok), max(ok)) if ok else (None, None)
+
+
+def fit_walk(ws_bytes, latency_ns, guess_bytes: float, below: tuple[float, float] | None,
+             pages=(SMALL_PAGE, HUGE_PAGE), ways_grid=WALK_WAYS_GRID,
+             above: tuple[float, int, int] | None = None) -> Transition:
+    """One cache's capacity from a random walk's latency curve
+    (``access="walk"``: whatever the replacement policy, a set that n lines
+    share keeps ways/n of them), with its 95 % interval and its ways.
+
+    ``below``: (capacity, latency) of the cache under it, whose set index
+    lies inside the page (its walk keeps min(1, C/W)), or None.  The
+    latencies of this cache and of the level above it are not taken from
+    elsewhere: for each capacity and shape (ways, page) they are the
+    weighted least-squares solution (the model is linear in them), so
+    neither a ring chase's plateau nor its TLB share enters.
+
+    The residuals are relative; their noise is estimated from the best plain
+    fit's (1.4826 MAD), so the interval widens with the misfit.  A point
+    slower than the model weighs by a Cauchy tail, faster by a Gaussian
+    (:func:`_slow_tail`, reweighted least squares): what the host's
+    neighbours did to a few points does not move the capacity.  The
+    interval is the capacities within DELTA_CHI2 of the best deviance over
+    every shape (a profile likelihood); the ways are those whose best
+    deviance over capacities and pages lies within DELTA_CHI2
+    (``ways_low``, ``ways_high``), not resolved where that span is wider
+    than one either side, or where contiguous memory (no page colours, a
+    shape that does not depend on the ways) fits as well.
+
+    ``above``: (capacity, ways, page) of a level between this cache and the
+    next that the curve also spans, held fixed (its latency solved with the
+    others); ``t.rss`` with and without it says whether the curve needs it."""
+    w = np.asarray(ws_bytes, float)
+    y = np.asarray(latency_ns, float)
+    if len(w) < 6:
+        raise ValueError("a walk curve needs at least 6 sizes")
+    n = int(SEARCH_OCTAVES * GRID_PER_OCTAVE)
+    grid = guess_bytes * 2.0 ** (np.arange(-n, n + 1) / GRID_PER_OCTAVE)
+    h_lo = (np.minimum(1.0, below[0] / w) if below else np.zeros_like(w))
+    base = (below[1] * h_lo) if below else np.zeros_like(w)
+    wt = 1.0 / y                                   # relative residuals
+    t = (y - base) * wt
+    designs = {}
+    for page in pages:
+        for ways in ways_grid:
+            sharp = bool(np.all(grid / ways <= page))
+            key = ("sharp", page) if sharp else (ways, page)
+            if key in designs:
+                continue
+            h = np.maximum(kept_fraction(w[None, :], grid[:, None], ways, page, "walk"),
+                           h_lo[None, :])
+            vh = _walk_placement_var(w, grid, ways, page) * (h > h_lo[None, :])
+            cols = [(h - h_lo[None, :]) * wt]                       # (grid, n) each
+            if above is not None:
+                hx = np.maximum(kept_fraction(w, above[0], above[1], above[2], "walk")[None, :], h)
+                cols.append((hx - h) * wt)
+                cols.append((1.0 - hx) * wt)
+            else:
+                cols.append((1.0 - h) * wt)
+            designs[key] = (np.stack(cols, axis=2), ways, page, vh * wt ** 2)
+    keys = list(designs)
+    a = np.stack([designs[k][0] for k in keys])                      # (shape, grid, n, m)
+    # the kept fraction's variance over where the pages landed, relative
+    # (times the step to the next level, squared: :func:`_noise2`)
+    vrel = np.stack([designs[k][3] for k in keys])                   # (shape, grid, n)
+
+    def noise2(coef, sc):
+        """Each point's relative variance: the noise ``sc`` squared plus the
+        placement's (a level's lines are kept or lost a page colour at a
+        time, so its kept fraction scatters from point to point, each point
+        a buffer of its own)."""
+        step = np.nan_to_num(coef[..., 1] - coef[..., 0])[..., None]
+        return sc ** 2 + vrel * step ** 2
+
+    def deviance(res, coef, sc):
+        s2 = noise2(coef, sc)
+        z = np.nan_to_num(res / np.sqrt(s2))
+        return (_slow_tail(z) + np.log(s2 / sc ** 2)).sum(-1), z, s2
+
+    def solve(v):
+        sv = np.sqrt(v)
+        av, tv = a * sv[..., None], t * sv
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            ata = np.einsum("sgnm,sgnk->sgmk", av, av)
+            atb = np.einsum("sgnm,sgn->sgm", av, tv)
+            ok_det = np.abs(np.linalg.det(ata)) > 1e-300
+            coef = np.full(atb.shape, np.nan)
+            coef[ok_det] = np.linalg.solve(ata[ok_det], atb[ok_det][..., None])[..., 0]
+            res = t - np.einsum("sgnm,sgm->sgn", a, coef)
+        bad = (~np.all(np.isfinite(res), axis=-1) | ~(coef[..., 0] > 0)
+               | ~np.all(np.diff(coef, axis=-1) > 0, axis=-1))
+        return coef, res, bad
+
+    coef, res, bad = solve(np.ones(a.shape[:3]))
+    rss = np.where(bad, np.inf, (res ** 2).sum(-1))
+    if not np.isfinite(rss).any():
+        raise ValueError("no capacity fits the walk curve")
+    j0 = np.unravel_index(int(np.argmin(rss)), rss.shape)
+    scale = _robust_scale(res[j0])
+    for _ in range(WALK_IRLS):
+        _, z, s2 = deviance(res, coef, scale)
+        coef, res, bad = solve(_slow_weight(z) * scale ** 2 / s2)
+        if WALK_LOW_SCALE:
+            dv = np.where(bad, np.inf, deviance(res, coef, scale)[0])
+            jb = np.unravel_index(int(np.argmin(dv)), dv.shape)
+            scale = _lower_scale(res[jb])
+    dev = np.where(bad, np.inf, deviance(res, coef, scale)[0])   # (shape, grid)
+    prof = dev.min(axis=0)
+    i = int(np.argmin(prof))
+    if not np.isfinite(prof[i]):
+        raise ValueError("no capacity fits the walk curve")
+    k_best = int(np.argmin(dev[:, i]))
+    _, ways, page, _ = designs[keys[k_best]]
+    # the interval and the ways: the profile with the noise of every
+    # residual (not only of those below the model, which place the capacity):
+    # how far the slowed points scatter is part of what is not known
+    scale_all = max(scale, _robust_scale(res[k_best, i]))
+    dev_all = np.where(bad, np.inf, deviance(res, coef, scale_all)[0])
+    prof_c = dev_all.min(axis=0)
+    ref = float(prof_c.min())
+    lo, hi = i, i
+    while lo > 0 and prof_c[lo - 1] <= ref + DELTA_CHI2:
+        lo -= 1
+    while hi + 1 < len(grid) and prof_c[hi + 1] <= ref + DELTA_CHI2:
+        hi += 1
+    edge = lo == 0 or hi == len(grid) - 1
+    # never narrower than the grid's own step either side
+    lo, hi = max(min(lo, i - 1), 0), min(max(hi, i + 1), len(grid) - 1)
+    by_shape = dev_all.min(axis=1)
+    prof_all = ref
+    sharp_fits = any(by_shape[j] <= prof_all + DELTA_CHI2 for j, k in enumerate(keys)
+                     if k[0] == "sharp")
+    by_ways: dict = {}
+    for j, k in enumerate(keys):
+        if k[0] != "sharp":
+            by_ways[k[0]] = min(by_ways.get(k[0], np.inf), float(by_shape[j]))
+    w_lo, w_hi = _ways_interval(by_ways, prof_all)
+    best_gradual = min(by_ways, key=by_ways.get) if by_ways else None
+    if best_gradual is not None and not keys[k_best][0] == "sharp":
+        ways = int(keys[k_best][0])
+    resolved = (not sharp_fits and w_lo is not None and w_hi - w_lo <= 2
+                and w_lo <= ways <= w_hi and w_lo > min(ways_grid) and w_hi < max(ways_grid))
+    fits_pages = {designs[k][2] if k[0] != "sharp" else "sharp" for j, k in enumerate(keys)
+                  if by_shape[j] <= prof_all + DELTA_CHI2}
+    # nor narrower than half the spacing of the measured sizes either side:
+    # the shape is the model's, the points' scatter partly not (on simulated
+    # walks with 1 % noise the profile alone held the capacity in 75 % of
+    # runs, missing by 2-4 %; the walk measures 8 sizes an octave, 4.4 % apart
+    # by half)
+    half = 0.5 * float(np.median(np.diff(np.log2(np.unique(w))))) if len(w) > 1 else 0.0
+    low_b = min(float(grid[lo]), float(grid[i]) * 2.0 ** -half)
+    high_b = max(float(grid[hi]), float(grid[i]) * 2.0 ** half)
+    return Transition(size_bytes=float(grid[i]), size_bytes_low=low_b,
+                      size_bytes_high=high_b, ways=int(ways), ways_resolved=resolved,
+                      page_bytes=int(page), page_resolved=len(fits_pages) == 1,
+                      gradual=bool(grid[i] / ways >= 2 * page), chi2=float(prof[i]),
+                      n_points=len(w), deviance=float(prof[i]),
+                      latencies_ns=(float(coef[k_best, i, 0]), float(coef[k_best, i, -1])),
+                      rss=float((res[k_best, i] ** 2).sum()),
+                      edge_of_grid=bool(edge),
+                      ways_low=None if sharp_fits else w_lo,
+                      ways_high=None if sharp_fits else w_hi,
+                      noise=scale)
+
+
+def _walk_placement_var(w, grid, ways: int, page: float) -> np.ndarray:
+    """Variance, over where the pages landed, of the fraction of a random
+    walk's lines a cache keeps ((grid, n): capacities ``grid`` by working
+    sets ``w``).  Of P = W / page pages, X ~ Binomial(P, 1/colours) have a
+    given colour, whose sets keep min(X, ways) of their lines each, and the
+    kept fraction is the sum of that over the colours over P.  The counts
+    sum to P, so the part of min(X, ways) that moves with X cancels: the
+    variance is colours (Var(min) - Cov(min, X)^2 / Var(X)) / P^2 (the
+    colours' counts as independent Poisson given their sum).  Zero where
+    the index lies inside the page (every set holds W / way lines)."""
+    w = np.asarray(w, float)[None, :]
+    c = np.asarray(grid, float)[:, None]
+    col = c / ways / page
+    out = np.zeros(np.broadcast_shapes(w.shape, c.shape))
+    grad = np.broadcast_to(col > 1.0, out.shape)
+    if not grad.any():
+        return out
+    wb, cb = np.broadcast_to(w, out.shape)[grad], np.broadcast_to(col, out.shape)[grad]
+    n = np.maximum(np.round(wb / page), 1.0)                        # the pages
+    p = 1.0 / cb
+    k = np.arange(ways, dtype=float)[:, None]                        # 0 .. ways-1
+    ok = k <= n[None, :]
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore", under="ignore"):
+        logpmf = (gammaln(n + 1)[None, :] - gammaln(k + 1) - gammaln(np.maximum(n - k, 0) + 1)
+                  + k * np.log(p)[None, :] + (n - k) * np.log1p(-p)[None, :])
+        pmf = np.where(ok, np.exp(logpmf), 0.0)
+        tail = np.clip(1.0 - pmf.sum(0), 0.0, 1.0)                  # P(X >= ways)
+        ex = n * p                                                   # E[X]
+        up1 = ex - (k * pmf).sum(0)                                  # E[X; X >= ways]
+        m1 = (k * pmf).sum(0) + ways * tail                          # E[min(X, ways)]
+        m2 = (k * k * pmf).sum(0) + ways * ways * tail
+        cov = (k * k * pmf).sum(0) + ways * up1 - ex * m1            # Cov(min(X, ways), X)
+        var_x = np.maximum(n * p * (1.0 - p), 1e-12)
+        v = np.maximum(m2 - m1 * m1 - cov * cov / var_x, 0.0) * cb / (n * n)
+    out[grad] = np.nan_to_num(v)
+    return out

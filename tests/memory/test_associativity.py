@@ -8,7 +8,7 @@ import pytest
 import cachesim as cs
 from benchlib.memory.associativity import (pin_first_level, same_set_curve, ways_from_same_set,
                                            ways_from_walk)
-from benchlib.memory.cache_model import fit_walk
+from benchlib.memory.walk import fit_walk
 from benchlib.memory.hierarchy import Level
 from benchlib.memory.line_tlb import compare_with_reported
 from benchlib.memory.hierarchy import MemoryFit

@@ -13,7 +13,8 @@ import pandas as pd
 import pytest
 from scipy.stats import binom
 
-from benchlib.memory.cache_model import fit_transitions, fit_walk, kept_fraction
+from benchlib.memory.cache_model import fit_transitions, kept_fraction
+from benchlib.memory.walk import fit_walk
 from benchlib.memory.dataset import MemoryData
 from benchlib.memory.hierarchy import Level, MemoryFit, MemoryResult
 from benchlib.memory.walk import refit_with_walk
@@ -267,7 +268,7 @@ def test_a_ring_level_inside_the_walk_s_span_stays_only_if_the_walk_needs_it(rea
 def test_the_walk_s_placement_variance_matches_random_pages(cache, ways):
     # each walk point is a buffer of its own, its pages at random frames: the
     # fraction kept scatters from point to point by what the colours lose
-    from benchlib.memory.cache_model import _walk_placement_var
+    from benchlib.memory.walk import _walk_placement_var
 
     rng = np.random.default_rng(5)
     colours = cache // ways // PAGE

@@ -1,0 +1,267 @@
+"""The sequential stride-chase model's shape space and arithmetic (a part
+of :mod:`.stride`, which chooses and fits the levels): the associativities,
+page placements and replacement policies tried, every stride's points in
+one set of arrays with their noise, and the least-squares solve of each
+stride's plateau latencies for given capacities and shapes.
+
+Pure: a function of arrays."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+
+from benchlib.errors import BenchlibError
+from benchlib.memory.cache_model import kept_fraction
+from benchlib.memory.segments import _MIN_SIGMA, _median_by, _noise_sigma
+
+#: Associativities tried; 1 is direct mapped.
+STRIDE_WAYS = (1, 2, 3, 4, 8, 16, 32)
+#: ... on randomly placed pages
+RANDOM_WAYS = (1, 2, 3, 4, 8, 16)
+#: Page placements tried: None = contiguous (virtually indexed, coloured,
+#: or a page at least a way long); else pages of that size at random frames.
+PLACEMENTS = (None, 4096, 8192)
+#: Capacities: this many per octave for the final fit and the intervals, and
+#: a coarser grid while levels are being chosen.
+GRID_PER_OCTAVE = 24
+COARSE_PER_OCTAVE = 6
+#: The shapes tried while levels are being placed and refined (all of them
+#: for the final fit and the intervals).
+COARSE_SHAPES = ((1, None, "lru"), (4, None, "lru"), (16, None, "lru"), (1, 4096, "lru"),
+                 (4, 4096, "lru"), (16, 4096, "lru"), (1, 8192, "lru"), (4, 8192, "lru"),
+                 (8, 4096, "any"))
+#: ... where a new level is looked for: no direct-mapped cache on random
+#: pages, whose onset is so gradual (it loses lines from its second page
+#: on) that one such level can stand for a whole staircase; a 4-way one
+#: marks where a board cache is until its level is placed.
+NEW_LEVEL_SHAPES = tuple(sh for sh in COARSE_SHAPES if sh[0] > 1 or sh[1] is None)
+#: Replacement: "lru" (a set that more lines share than it has ways keeps
+#: none of them under a cyclic chase), "any" (it keeps ways/n of them: the
+#: thrash-resistant policies of today's L2s and L3s)
+POLICIES = ("lru", "any")
+#: A cache this small is indexed inside the page (the L1s: virtually
+#: indexed, or a way no longer than the page) on every machine we know; the
+#: smallest indexed beyond it is the Alpha 21164's 96 KiB 3-way S-cache.
+RANDOM_MIN_BYTES = 64 << 10
+# --------------------------------------------------------------- the data
+
+def _curves(df: pd.DataFrame) -> dict[int, pd.DataFrame]:
+    d = df.copy()
+    if "stride_bytes" not in d.columns:
+        d["stride_bytes"] = 0
+    d["stride_bytes"] = d["stride_bytes"].astype(float).round().astype(np.int64)
+    out = {}
+    for st, part in d.groupby("stride_bytes"):
+        c = _median_by(part, "size_bytes", "latency_ns")
+        c = c[(c["latency_ns"] > 0) & (c["size_bytes"] > 0)]
+        if len(c) >= 6:
+            out[int(st)] = c.reset_index(drop=True)
+    if not out:
+        raise BenchlibError("no stride curve with at least 6 sizes")
+    return out
+
+
+def _point_sigma(y: np.ndarray, half: int = 8) -> np.ndarray:
+    """Each point's noise in log latency: the scatter of the second
+    differences within ``half`` points either side, read from their lower
+    quartile (a step spanning a few points is a minority of the window and
+    does not count as noise), never below the curve's own (a shared host's
+    memory points scatter by 30 % while its L1 points scatter by 1 %: one
+    sigma for the whole curve lets the memory points decide where the
+    caches end)."""
+    n = len(y)
+    base = max(_noise_sigma(y), _MIN_SIGMA)
+    if n < 8:
+        return np.full(n, base)
+    d2 = np.abs(y[2:] - 2 * y[1:-1] + y[:-2])
+    d2 = np.concatenate([[d2[0]], d2, [d2[-1]]])
+    out = np.empty(n)
+    for i in range(n):
+        q25 = float(np.quantile(d2[max(0, i - half):i + half + 1], 0.25))
+        out[i] = q25 / 0.3186 / math.sqrt(6.0)          # |N(0, 1)|'s lower quartile
+    return np.maximum(out, base)
+
+
+class _Data:
+    """Every stride's points, padded to one row per stride (S, m), with
+    each point's noise."""
+
+    def __init__(self, curves: dict[int, pd.DataFrame], line: int):
+        self.strides = sorted(curves)
+        self.line = line
+        S = len(self.strides)
+        m = max(len(curves[st]) for st in self.strides)
+        self.w = np.ones((S, m))
+        self.y = np.ones((S, m))
+        self.mask = np.zeros((S, m))
+        self.sig = np.ones((S, m))
+        self.sigma = []
+        for i, st in enumerate(self.strides):
+            c = curves[st]
+            k = len(c)
+            w = c["size_bytes"].to_numpy(float)
+            y = c["latency_ns"].to_numpy(float)
+            self.w[i, :k], self.w[i, k:] = w, w[-1]
+            self.y[i, :k], self.y[i, k:] = y, y[-1]
+            self.mask[i, :k] = 1.0
+            ps = _point_sigma(np.log(y))
+            self.sig[i, :k], self.sig[i, k:] = ps, ps[-1]
+            self.sigma.append(max(_noise_sigma(np.log(y)), _MIN_SIGMA))
+        self.n = int(self.mask.sum())
+        self.m_s = self.mask.sum(axis=1)
+        self.w_all = np.unique(self.w[self.mask > 0])
+        self._fixed: dict = {}
+        self._rows: dict = {}
+
+    def kept(self, grid: np.ndarray, ways: int, page, policy: str = "lru") -> np.ndarray:
+        """(len(grid), S, m) kept fractions of every point for every capacity
+        (rows on the fine grid computed once)."""
+        q = np.asarray(grid, float)
+        idx = np.round(np.log2(q) * GRID_PER_OCTAVE)
+        on = np.abs(2.0 ** (idx / GRID_PER_OCTAVE) / q - 1) < 1e-9
+        if not on.all():
+            return self._kept(q, ways, page, policy)
+        key = (ways, page, policy)
+        rows = self._rows.setdefault(key, {})
+        miss = [int(i) for i in idx if int(i) not in rows]
+        if miss:
+            new = self._kept(2.0 ** (np.array(miss, float) / GRID_PER_OCTAVE), ways, page, policy)
+            for j, i in enumerate(miss):
+                rows[i] = new[j]
+        return np.stack([rows[int(i)] for i in idx])
+
+    def _kept(self, grid: np.ndarray, ways: int, page, policy: str = "lru") -> np.ndarray:
+        if page is not None and np.any(grid <= RANDOM_MIN_BYTES):
+            small = grid <= RANDOM_MIN_BYTES
+            out = np.empty((len(grid), len(self.strides), self.w.shape[1]))
+            out[small] = self._kept(grid[small], ways, None, policy)
+            if (~small).any():
+                out[~small] = self._kept(grid[~small], ways, page, policy)
+            return out
+        out = np.empty((len(grid), len(self.strides), self.w.shape[1]))
+        for i, st in enumerate(self.strides):
+            out[:, i, :] = kept_fraction(self.w[i][None, :], grid[:, None], ways, page, "stride",
+                                         stride_bytes=max(st, 1), line_bytes=self.line,
+                                         policy=policy)
+        return out
+
+    def fixed_kept(self, f) -> np.ndarray:
+        key = (round(float(f[0]), 3),) + tuple(f[1:])
+        if key not in self._fixed:
+            self._fixed[key] = self.kept(np.array([f[0]]), *f[1:])
+        return self._fixed[key]
+
+
+def _lsq(A, t):
+    """Least squares over the batch dimensions of A (..., m, K+1) and t
+    (..., m), with no step (coefficients 1..K) negative (an active set:
+    negative steps set to zero, the rest solved again)."""
+    K1 = A.shape[-1]
+    At = np.swapaxes(A, -1, -2)
+    ata = At @ A
+    atb = (At @ t[..., None])[..., 0]
+    eye = np.eye(K1)
+    # a ridge relative to the matrix (a level that keeps every point, or
+    # none, has a column of zeros)
+    ridge = (1e-10 * np.max(np.abs(np.diagonal(ata, axis1=-2, axis2=-1)), axis=-1)
+             + 1e-300)[..., None, None] * eye
+    active = np.ones(A.shape[:-2] + (K1,), bool)
+    coef = np.zeros(A.shape[:-2] + (K1,))
+    for _ in range(K1):
+        on = active[..., :, None] & active[..., None, :]
+        sub = np.where(on, ata, 0.0) + eye * (~active)[..., None, :] + ridge
+        with np.errstate(all="ignore"):
+            coef = np.linalg.solve(sub, np.where(active, atb, 0.0)[..., None])[..., 0]
+        coef = np.where(active, coef, 0.0)
+        neg = (coef[..., 1:] < 0) & active[..., 1:]
+        if not neg.any():
+            break
+        active[..., 1:] &= ~neg
+    return coef
+
+
+def _solve(data: _Data, H: list[np.ndarray], passes: int = 3, cols: list | None = None):
+    """Each stride's latencies for nested kept fractions H (K arrays
+    (G or 1, S, m)), no step negative; returns (deviance (G,), coefficients
+    (G, S, K+1), deviance per stride (G, S)).  Residuals are relative, in
+    units of each point's noise, under a soft-L1 loss 2 (sqrt(1 + z^2) - 1)
+    (reweighted least squares).  ``cols``: each level's page colours (G or
+    1 values; 0 for contiguous): a level on randomly placed pages keeps its
+    lines a page colour at a time, so each stride's one placement of the
+    array puts its transition's points off the mean over placements by
+    about step^2 h (1 - h) / colours in variance; that variance is added to
+    the points' own, and its log to the deviance (a model cannot buy its
+    way out of a misfit with a variance of its own)."""
+    G = max([h.shape[0] for h in H] + [1])
+    S, m = data.y.shape
+    y, M = data.y, data.mask
+    K = len(H)
+    X = np.empty((G, S, m, K + 1))
+    X[..., 0] = 1.0
+    for k, h in enumerate(H):
+        X[..., k + 1] = 1.0 - h
+    pv = []                                   # h (1 - h) / colours, (G or 1, S, m)
+    for k, h in enumerate(H):
+        c = np.zeros(1) if cols is None else np.asarray(cols[k], float).reshape(-1)
+        if np.any(c > 1):
+            inv = np.where(c > 1, 1.0 / np.maximum(c, 1.0), 0.0)[:, None, None]
+            pv.append((k, h * (1.0 - h) * inv))
+    s2 = np.broadcast_to((data.sig ** 2)[None], (G, S, m))
+    tot = s2
+    wt = np.broadcast_to(M / (y * data.sig), (G, S, m))
+    for _ in range(passes):
+        coef = _lsq(X * wt[..., None], y[None] * wt)
+        pred = (X @ coef[..., None])[..., 0]
+        if pv:
+            extra = sum(coef[..., k + 1, None] ** 2 * v for k, v in pv) / (y ** 2)[None]
+            tot = s2 + extra
+        z = (y[None] - pred) / (y[None] * np.sqrt(tot))
+        wt = M[None] / (y[None] * np.sqrt(tot)) / np.sqrt(np.sqrt(1.0 + z ** 2))
+    dev_pt = 2.0 * (np.sqrt(1.0 + z ** 2) - 1.0)
+    if pv:
+        dev_pt = dev_pt + np.log(tot / s2)
+    dev_s = np.sum(M[None] * dev_pt, axis=2)
+    dev_s = np.where(np.isfinite(dev_s), dev_s, np.inf)
+    return dev_s.sum(axis=1), coef, dev_s
+
+
+def _colours(size, ways, page, policy=None):
+    """A level's page colours (0: contiguous, no placement variance)."""
+    size = np.asarray(size, float)
+    return np.zeros_like(size) if page is None else size / ways / page
+
+
+def _nest(H: list[np.ndarray]) -> list[np.ndarray]:
+    out, prev = [], None
+    for h in H:
+        h = h if prev is None else np.maximum(h, prev)
+        out.append(h)
+        prev = h
+    return out
+
+
+def _shapes(coarse=False):
+    if coarse:
+        yield from (NEW_LEVEL_SHAPES if coarse == "new" else COARSE_SHAPES)
+        return
+    for policy in POLICIES:
+        for page in PLACEMENTS:
+            for ways in (STRIDE_WAYS if page is None else RANDOM_WAYS):
+                if policy == "any" and (ways == 1 or (page is None and ways != 8)
+                                        or (page or 0) > 4096):
+                    # direct mapped: no choice to make; contiguous: one set
+                    # per way-sized run of lines, the ways matter only to
+                    # strides beyond a way
+                    continue
+                yield ways, page, policy
+
+
+def _grid(lo: float, hi: float, per_octave: int) -> np.ndarray:
+    """Capacities from lo to hi on a grid anchored at powers of two."""
+    a = math.floor(math.log2(lo) * per_octave)
+    b = math.ceil(math.log2(hi) * per_octave)
+    g = 2.0 ** (np.arange(a, b + 1) / per_octave)
+    g = g[(g >= lo * (1 - 1e-9)) & (g <= hi * (1 + 1e-9))]
+    return g if len(g) else np.array([math.sqrt(lo * hi)])
