@@ -111,11 +111,14 @@ def test_an_epyc_like_l2_comes_out_at_512k_from_its_gradual_onset():
     assert fit.line_size_bytes == 64
 
 
-def test_simulated_machines_are_recovered():
-    # at least 95 % of 36 simulated machines: every level's size within 10 %,
-    # the line size exact, the number of levels right
+def _recovered(kinds):
+    """The spread of 36 simulated machines measured by ``kinds``: each one's
+    (name, kind, ok, truth KiB, fitted KiB, line, fitted line), ok = every
+    level's size within 10 %, the line size exact, the number of levels right."""
     results = []
     for m, kind, seed in cs.spread(36):
+        if kind not in kinds:
+            continue
         d = cs.measure(m, kind, seed)
         fit = fit_memory(d["df"], pairs=d["pairs"])
         got = [lv.size_bytes for lv in fit.levels if lv.size_bytes]
@@ -124,11 +127,26 @@ def test_simulated_machines_are_recovered():
               and all(abs(g / t - 1) <= 0.10 for g, t in zip(got, truth)))
         results.append((m.name, kind, ok, [round(t / K) for t in truth], [round(g / K) for g in got],
                         m.line_bytes, fit.line_size_bytes))
+    return results
+
+
+# at least 95 % of the 36 machines recovered (at most one miss in all), in
+# two tests so that the two fits run side by side: the random chases (27
+# machines, the ring's fit; the one miss allowed is theirs) and the paper's
+# sequential curves (9, the stride-chase model's: none missed)
+def test_simulated_machines_are_recovered_by_the_ring():
+    results = _recovered({"random4k", "random2m"})
     misses = [r for r in results if not r[2]]
-    assert {r[1] for r in results} == {"random4k", "random2m", "stride"}
-    assert {len(r[3]) for r in results} == {1, 2, 3}
-    assert {r[5] for r in results} == {32, 64, 128}
-    assert len(misses) <= len(results) // 20, f"missed: {misses}"
+    assert len(results) == 27 and {r[1] for r in results} == {"random4k", "random2m"}
+    assert {len(r[3]) for r in results} == {1, 2, 3} and {r[5] for r in results} == {32, 64, 128}
+    assert len(misses) <= 1, f"missed: {misses}"
+
+
+def test_simulated_machines_are_recovered_by_the_stride_chase():
+    results = _recovered({"stride"})
+    misses = [r for r in results if not r[2]]
+    assert len(results) == 9
+    assert misses == [], f"missed: {misses}"
 
 
 def test_tlb_misses_are_taken_out_before_the_fit():
