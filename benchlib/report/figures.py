@@ -256,6 +256,19 @@ def size_ticks(ax, sizes, zero_at=None):
     ax.xaxis.set_minor_formatter(FuncFormatter(lambda v, _: ""))
 
 
+def show_saved(fig, output_dir: str | Path, stem: str, svg: bool = True) -> list[Path]:
+    """:func:`save_figure`, then show in the notebook the PNG it wrote and
+    close the figure: drawn once, not a second time by the inline backend
+    (a large figure takes seconds to draw)."""
+    import matplotlib.pyplot as plt
+    from IPython.display import Image, display
+
+    paths = save_figure(fig, output_dir, stem, svg=svg)
+    plt.close(fig)
+    display(Image(filename=str(paths[0])))
+    return paths
+
+
 def save_figure(fig, output_dir: str | Path, stem: str, svg: bool = True) -> list[Path]:
     out = Path(output_dir)
     out.mkdir(parents=True, exist_ok=True)
