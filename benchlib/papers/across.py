@@ -44,7 +44,6 @@ from benchlib.errors import BenchlibError
 from benchlib.papers.data import PAPERS, data_dir, paper_dir
 from benchlib.papers.verdict import Verdict, verdict
 from benchlib.stats import intervals as iv
-from benchlib.stats.summary import interval_side
 
 PROVENANCE = "across/cpu_provenance.csv"
 RATINGS = "across/cpu_ratings_1995_96.csv"
@@ -470,10 +469,9 @@ def era_verdicts(output_dir, fits: pd.DataFrame) -> list[Verdict]:
     for name in [*ERAS, ALL_ERAS]:
         mine = fits[fits["systems"] == name]
         f = mine[mine["exponent"].notna()]
-        behind = [r.primitive for r in f.itertuples()
-                  if interval_side(r.ci_low, r.ci_high, 1.0) is False]
-        vague = [r.primitive for r in f.itertuples()
-                 if interval_verdict(r.ci_low, r.ci_high) == CANNOT_TELL]
+        said = {r.primitive: interval_verdict(r.ci_low, r.ci_high) for r in f.itertuples()}
+        behind = [p for p, v in said.items() if v == "falls behind"]
+        vague = [p for p, v in said.items() if v == CANNOT_TELL]
         told = len(f) - len(vague)
         why = mine.loc[mine["exponent"].isna(), "note"].value_counts()
         figures = {r.primitive: iv.Measured(r.exponent, r.ci_low, r.ci_high)

@@ -27,10 +27,10 @@ import functools
 import json
 import math
 import os
-import tempfile
 from pathlib import Path
 from typing import Iterable
 
+from benchlib.files import write_text_atomic
 from benchlib.errors import BenchlibError
 
 SCHEMA_VERSION = 2
@@ -161,33 +161,6 @@ def document(results: Iterable) -> dict:
     return {"schema_version": SCHEMA_VERSION, "format": FORMAT,
             "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
             "results": [upgrade(r) for r in recs]}
-
-
-def write_text_atomic(path: str | os.PathLike, text: str) -> Path:
-    """Write ``text`` to ``path`` through a temporary file in the same
-    directory and a rename: readers see the old file or the new, never half."""
-    path = Path(path)
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    except OSError as exc:
-        raise BenchlibError(f"cannot write {path}: {exc.strerror}") from None
-    try:
-        mask = os.umask(0)
-        os.umask(mask)
-        os.fchmod(fd, 0o666 & ~mask)  # as open() would have made it, not mkstemp's 0600
-        with os.fdopen(fd, "w") as f:
-            f.write(text)
-        os.replace(tmp, path)
-    except BaseException as exc:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        if isinstance(exc, OSError):
-            raise BenchlibError(f"cannot write {path}: {exc.strerror}") from None
-        raise
-    return path
 
 
 def write(path: str | os.PathLike, results: Iterable) -> Path:

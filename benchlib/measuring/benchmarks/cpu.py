@@ -6,9 +6,9 @@ import hashlib
 import json
 import os
 import sys
-import tempfile
 
 from benchlib.errors import BenchlibError
+from benchlib.files import write_text_atomic
 from benchlib.measuring.registry import Benchmark, register
 from benchlib.measuring.benchmarks.common import CPU, _check_cpu_param, _ffi, _lib, no_extras
 from benchlib.measuring.benchmarks.compiler_cache import _cache_dir
@@ -63,12 +63,9 @@ def instructions_per_repetition() -> int:
     if rc != 0:
         raise BenchlibError(ffi.string(_lib().bl_last_error()).decode())
     try:
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=".integer-speed-", dir=os.path.dirname(path))
-        with os.fdopen(fd, "w") as f:
-            json.dump({"instructions_per_repetition": int(per[0]), "fixed": int(fixed[0])}, f)
-        os.replace(tmp, path)               # atomic: a concurrent reader sees all or nothing
-    except OSError:
+        write_text_atomic(path, json.dumps({"instructions_per_repetition": int(per[0]),
+                                            "fixed": int(fixed[0])}))
+    except BenchlibError:
         pass                                # an unwritable cache only costs the recount
     return int(per[0])
 
