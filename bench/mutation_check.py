@@ -220,7 +220,9 @@ MUTANTS = [
        "groups[ALL_ERAS] = era.isin(list(ERAS))", "groups[ALL_ERAS] = era.isin(list(ERAS)[:2])",
        ACROSS_T),
     _m("across era verdicts: behind read from the slope", AC,
-       "if interval_side(r.ci_low, r.ci_high, 1.0) is False]", "if r.exponent < 1]", ACROSS_T),
+       "said = {r.primitive: interval_verdict(r.ci_low, r.ci_high) for r in f.itertuples()}",
+       "said = {r.primitive: 'falls behind' if r.exponent < 1 else '' for r in f.itertuples()}",
+       ACROSS_T),
     # ------------------------------------------------------ analysis/self_scaling_model.py
     _m("find_regions: border slope flipped", SS, "(s[j] < avg)", "(s[j] > avg)", CHEN_T),
     _m("find_regions: merge against the smaller mean", SS,
