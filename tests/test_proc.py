@@ -105,9 +105,10 @@ def test_context_switch(params):
 
 def test_overhead_grows_with_array():
     # Summing 256 KiB costs about 50 times the bare pipe write and read (18.6
-    # against 0.36 us here); each overhead is the least of seven timings, so
-    # noise would have to slow all seven of the small one 10-fold to flip the
-    # 5x margin.  A sum the compiler had hoisted out of the loop would fail.
+    # against 0.36 us here); each overhead is the median of the overhead runs
+    # timed beside the samples, so noise would have to slow most of the small
+    # one's 10-fold to flip the 5x margin.  A sum the compiler had hoisted out
+    # of the loop would fail.
     small = harness.run("context_switch", processes=2, process_kb=0, profile="smoke")
     big = harness.run("context_switch", processes=2, process_kb=256, profile="smoke")
     assert big.extras["overhead_us"] > 5 * small.extras["overhead_us"]

@@ -51,7 +51,9 @@ typedef struct {
     int64_t iterations;        /* iterations in each timed sample */
     int n_samples;             /* samples actually written */
     double clock_resolution_ns;/* smallest step CLOCK_MONOTONIC showed */
-    double overhead_ns;        /* per-iteration cost subtracted (0 if none) */
+    double overhead_ns;        /* per-iteration cost subtracted: the median of
+                                  the overhead runs timed beside each sample
+                                  (0 if none) */
     int cpu_first;             /* CPU of the measuring thread, first sample */
     int cpu_last;              /* CPU of the measuring thread, last sample */
     int cpu_migrations;        /* samples whose CPU differed from the previous */

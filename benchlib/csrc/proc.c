@@ -369,7 +369,7 @@ typedef struct {
     int to_next;            /* parent writes the token here (pipe 1) */
     int from_prev;          /* parent reads it back here (pipe 0) */
     int self[2];            /* the overhead loop's pipe to itself */
-    int *array;             /* the parent's private array */
+    long *array;            /* the parent's private array */
     size_t words;
     pid_t kids[RING_MAX];
     int n_kids;
@@ -413,12 +413,15 @@ static int get_word(int fd, long *w)
     }
 }
 
-/* The cache footprint: sum every word of the array. */
+/* The cache footprint: sum every word (a long, 8 bytes) of the array, one
+ * load per 8 bytes as the 1996 benchmark and lmbench3's lat_ctx read it.
+ * (Summing 4-byte ints made twice the loads; the slower loop hid part of
+ * the refill from L2 that the footprint is there to show.) */
 /* The array is the same every hop, so a compiler that saw the whole loop
  * (LTO) could sum it once and reuse the result.  The empty asm makes the
  * pointer, and the memory behind it, new to the compiler on every call:
  * each hop really reads process_kb of memory. */
-static long sum_array(const int *a, size_t words)
+static long sum_array(const long *a, size_t words)
 {
     __asm__ __volatile__("" : "+r"(a) : : "memory");
     long s = 0;
@@ -428,16 +431,16 @@ static long sum_array(const int *a, size_t words)
 }
 
 /* mmap rather than malloc: the children make theirs after fork. */
-static int *make_array(size_t words)
+static long *make_array(size_t words)
 {
     if (words == 0)
         return NULL;
-    int *a = mmap(NULL, words * sizeof *a, PROT_READ | PROT_WRITE,
+    long *a = mmap(NULL, words * sizeof *a, PROT_READ | PROT_WRITE,
                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (a == MAP_FAILED)
         return NULL;
     for (size_t i = 0; i < words; i++) /* touch every page, once */
-        a[i] = (int)(i & 0xff);
+        a[i] = (long)(i & 0xff);
     return a;
 }
 
@@ -492,7 +495,7 @@ static void ring_child(int in, int out, size_t words, int cpu, pid_t parent)
     signal(SIGINT, SIG_IGN);
     if (cpu >= 0 && bl_pin_self(cpu) != BL_OK)
         _exit(3);
-    int *a = make_array(words); /* private: allocated after the fork */
+    long *a = make_array(words); /* private: allocated after the fork */
     if (words > 0 && !a)
         _exit(4);
     long token;
@@ -555,7 +558,7 @@ int bl_context_switch(int processes, size_t process_bytes, const bl_opts *o, dou
     ring_ctx r;
     memset(&r, 0, sizeof r);
     r.n = processes;
-    r.words = process_bytes / sizeof(int);
+    r.words = process_bytes / sizeof(long);
     r.self[0] = r.self[1] = -1;
 
     int p[RING_MAX][2];
@@ -630,7 +633,7 @@ int bl_context_switch(int processes, size_t process_bytes, const bl_opts *o, dou
     close(r.from_prev);
     ring_teardown(&r);
     if (r.array)
-        munmap(r.array, r.words * sizeof(int));
+        munmap(r.array, r.words * sizeof(long));
     bl_guard_end();
 close_pipes:
     for (int j = 0; j < made; j++) {

@@ -17,6 +17,7 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -307,19 +308,10 @@ int bl_calibrate(bl_body_fn body, void *ctx, const bl_opts *o, int64_t start_it,
     return BL_OK;
 }
 
-static double measure_overhead(bl_body_fn overhead, void *ctx, int64_t iters)
+static int cmp_double(const void *a, const void *b)
 {
-    /* The floor of a few runs: overhead is a fixed cost, noise only adds. */
-    double best = INFINITY;
-    for (int i = 0; i < 7; i++) {
-        double t;
-        uint64_t k;
-        if (time_once(overhead, ctx, iters, &t, &k) != BL_OK)
-            return 0.0;
-        if (t < best)
-            best = t;
-    }
-    return best / (double)iters;
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
 }
 
 /* The core clock right now: a dependent-add chain of about 10 us (500x
@@ -386,28 +378,49 @@ int bl_measure(bl_body_fn body, bl_body_fn overhead, void *ctx,
         if (rc == BL_OK && bl_interrupted())
             rc = BL_EINTR;
     }
-    double oh_ns = 0.0;
-    if (rc == BL_OK && overhead && o->subtract_overhead)
-        oh_ns = measure_overhead(overhead, ctx, iters);
-    info->overhead_ns = oh_ns;
+    /* Overhead is subtracted sample by sample: each sample's overhead run is
+     * timed right beside it (before it on even samples, after it on odd ones),
+     * so both see the same state of the host.  On a host whose speed moves
+     * (a busy SMT sibling, another guest) a floor of the overhead taken once
+     * and subtracted from every sample leaves the host's slowdown of the
+     * overhead's own work inside the figure. */
+    int paired = overhead && o->subtract_overhead;
+    double *oh = NULL;
+    if (rc == BL_OK && paired) {
+        oh = malloc(sizeof *oh * (size_t)o->n_samples);
+        if (!oh)
+            rc = bl_sys_error("malloc");
+        double t;
+        uint64_t k;
+        if (rc == BL_OK) /* warm the overhead's own path, untimed */
+            rc = time_once(overhead, ctx, iters, &t, &k);
+    }
     info->calibration_ns = now_ns() - c0;
 
     double start = now_ns();
     int prev_cpu = sched_getcpu();
     info->cpu_first = prev_cpu;
     for (int i = 0; rc == BL_OK && i < o->n_samples; i++) {
-        double t, g0 = 0.0;
-        uint64_t k;
+        double t, g0 = 0.0, ot = 0.0;
+        uint64_t k, ok = 0;
         if (o->clock_ghz)
             g0 = probe_ghz();
-        rc = time_once(body, ctx, iters, &t, &k);
+        if (paired && i % 2 == 0)
+            rc = time_once(overhead, ctx, iters, &ot, &ok);
+        if (rc == BL_OK)
+            rc = time_once(body, ctx, iters, &t, &k);
+        if (rc == BL_OK && paired && i % 2 == 1)
+            rc = time_once(overhead, ctx, iters, &ot, &ok);
         if (rc != BL_OK)
             break;
         if (o->clock_ghz)
             o->clock_ghz[i] = 0.5 * (g0 + probe_ghz());
+        double oh_ns = ot / (double)iters;
+        if (oh)
+            oh[i] = oh_ns;
         ns[i] = t / (double)iters - oh_ns;
         if (ticks)
-            ticks[i] = info->has_ticks ? (double)k / (double)iters - oh_ns * tsc_per_ns : NAN;
+            ticks[i] = info->has_ticks ? ((double)k - (double)ok) / (double)iters : NAN;
         info->n_samples = i + 1;
         int cpu = sched_getcpu();
         if (cpu != prev_cpu)
@@ -419,6 +432,12 @@ int bl_measure(bl_body_fn body, bl_body_fn overhead, void *ctx,
         else if (o->max_total_ns > 0 && now_ns() - start > o->max_total_ns)
             break;
     }
+    if (oh && info->n_samples > 0) { /* the median overhead, as reported */
+        qsort(oh, (size_t)info->n_samples, sizeof *oh, cmp_double);
+        int n = info->n_samples;
+        info->overhead_ns = n % 2 ? oh[n / 2] : 0.5 * (oh[n / 2 - 1] + oh[n / 2]);
+    }
+    free(oh);
 
     bl_guard_end();
     bl_pin_end(&pin);
