@@ -347,9 +347,14 @@ LMBENCH_US = [
     ("process_creation", ("op=fork_sh_exit", "parent=small"), "lat_proc", ("shell",), 1e3, None),
     ("pipe_latency", ("placement=same_cpu",), "lat_pipe", (), 1.0, None),
     ("ipc_latency", ("transport=unix", "placement=same_cpu"), "lat_unix", (), 1.0, None),
+    # lat_select -n 100 file dups one open of a file 100 times (descriptors
+    # 4-103) and calls select(100, ...): the kernel looks at descriptors
+    # 0-99, 96 of its files.  benchlib waits on every descriptor it opens.
     ("select_latency", ("pipes=100", "full=yes"), "lat_select", ("-n", "100", "file"), 1.0,
-     ("pipes=100", "descriptor=file")),
+     ("pipes=96", "descriptor=file")),
     ("select_latency", ("pipes=100", "descriptor=file"), "lat_select", ("-n", "100", "file"), 1.0,
+     ("pipes=96", "descriptor=file")),
+    ("select_latency", ("pipes=96", "descriptor=file"), "lat_select", ("-n", "100", "file"), 1.0,
      None),
 ]
 # lat_ctx: (processes, KB each)
