@@ -48,6 +48,7 @@ from __future__ import annotations
 
 import json
 import os
+from pathlib import Path
 import numpy as np
 import pandas as pd
 
@@ -315,7 +316,11 @@ def compare_pair(a, spec_a: str, b, spec_b: str, margin: float = 0.05,
     """Two named results compared, whatever their parameters (e.g. pipe
     latency on the same CPU against different CPUs).  One row."""
     _check_margin(margin)
-    ra, rb = select(_records(a), spec_a), select(_records(b), spec_b)
+    recs_a = _records(a)
+    same = b is a or (isinstance(a, (str, os.PathLike)) and isinstance(b, (str, os.PathLike))
+                      and Path(a) == Path(b))
+    recs_b = recs_a if same else _records(b)  # one file: read and checked once
+    ra, rb = select(recs_a, spec_a), select(recs_b, spec_b)
     if ra[0]["benchmark"] != rb[0]["benchmark"]:
         raise BenchlibError(f"cannot compare {ra[0]['benchmark']} with {rb[0]['benchmark']}: "
                             "different benchmarks")
