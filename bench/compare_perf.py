@@ -50,9 +50,12 @@ The files of disk_io and fio live in a temporary folder under --directory
 (default: the temp dir, which must allow O_DIRECT), removed at the end.
 Bandwidth pairs get more rounds (up to --max-rounds) until their ratio's
 95% interval is within +-5 %; one that never narrows is reported as
-host-unstable, not as a median.  Any pair whose median is inside +-10 %
-but whose interval crosses the band's edge also gets more rounds, up to
---max-rounds, until the interval falls inside (or the rounds run out).  Output: compare_perf.json, .csv and .png
+host-unstable, not as a median.  A pair agrees when its ratio is shown to
+lie inside +-10 %: its 90% interval inside the band (two one-sided tests at
+alpha 0.05, the rule `benchlib compare` uses for "no difference").  Any pair
+whose median is inside +-10 % but whose 90% interval crosses the band's edge
+also gets more rounds, up to --max-rounds, until it falls inside (or the
+rounds run out).  Output: compare_perf.json, .csv and .png
 (the ratios with their intervals and the +-10 % band, the machine named)
 and .md (the table for docs/peers.md),
 rewritten after every round from the second and on Ctrl-C, so that a long
@@ -112,7 +115,7 @@ def needs_more_rounds(p: Pair) -> bool:
     """A pair whose verdict more rounds can still change: a bandwidth pair
     whose ratio's 95 % interval is still wider than +-min_rounds_rel_ci of
     its median, or any pair whose median lies inside the +-10 % band while
-    its interval crosses the band's edge (one noisy round of five stretches
+    its 90 % interval crosses the band's edge (one noisy round of five stretches
     a bootstrap interval of the median to that round; more rounds decide
     whether the pair agrees)."""
     if len(p.values["ours"]) < 3:
@@ -121,7 +124,7 @@ def needs_more_rounds(p: Pair) -> bool:
     if p.min_rounds_rel_ci is not None and \
             (s["ci_high"] - s["ci_low"]) / 2 > p.min_rounds_rel_ci * s["ratio_median"]:
         return True
-    return AGREE_BAND[0] <= s["ratio_median"] <= AGREE_BAND[1] and not s["ci_inside_band"]
+    return AGREE_BAND[0] <= s["ratio_median"] <= AGREE_BAND[1] and not s["equivalent"]
 
 
 def run_rounds(pairs: list[Pair], rounds: int, rng: random.Random, max_rounds: int | None = None,
@@ -154,14 +157,15 @@ AGREE_BAND = (0.90, 1.10)
 
 
 def agreement(s: dict, explained: str, variant: dict | None = None) -> str:
-    """agree: the ratio's 95% interval inside +-10 %.  Otherwise
+    """agree: the ratio shown inside +-10 % (its 90% interval inside the
+    band: TOST at alpha 0.05, as ``ratio_verdict``'s "no difference").  Otherwise
     differ-explained when the pair that measures benchlib with the peer's
     definition (``variant``'s summary) agrees, or when a written explanation
     names what each tool times; else differ-unexplained.  A bandwidth pair
     whose interval never narrowed to +-5 % is host-unstable."""
-    if s["ci_inside_band"]:
+    if s["equivalent"]:
         return "agree"
-    if variant is not None and variant.get("ci_inside_band"):
+    if variant is not None and variant.get("equivalent"):
         return "differ-explained"
     if s.get("host_unstable"):
         return "host-unstable"
@@ -270,15 +274,16 @@ def run_to_run(windows: int) -> list[dict]:
 
 def markdown_table(report: dict) -> str:
     """The table for docs/peers.md: every pair, its medians, the ratio with
-    its 95 % interval, the agreement column and the wall-time ratio."""
-    lines = ["| pair | unit | benchlib | other | ratio [95 % CI] | rounds | agreement | "
-             "wall benchlib/other |", "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+    its 95 % and 90 % intervals, the agreement column and the wall-time ratio."""
+    lines = ["| pair | unit | benchlib | other | ratio [95 % CI] | 90 % CI | rounds | agreement | "
+             "wall benchlib/other |", "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for label, v in report["pairs"].items():
         wall = f"{v['wall_ratio']:.3f}" if v.get("wall_ratio") is not None else ""
         shown = label.replace(" | ", "` vs `")
         lines.append(f"| `{shown}` | {v['unit']} | {v['benchlib_median']:.4g} | "
                      f"{v['other_median']:.4g} | {v['ratio_median']:.3f} [{v['ci_low']:.3f}, "
-                     f"{v['ci_high']:.3f}] | {v['rounds']} | {v['agreement']} | {wall} |")
+                     f"{v['ci_high']:.3f}] | [{v['ci90_low']:.3f}, {v['ci90_high']:.3f}] | "
+                     f"{v['rounds']} | {v['agreement']} | {wall} |")
     return "\n".join(lines) + "\n"
 
 
@@ -295,7 +300,8 @@ def write_report(pairs: list[Pair], header: dict, out: Path, quiet: bool = False
     tmp.replace(path)
     rows = [{"pair": k, "unit": v["unit"], "benchlib_median": v["benchlib_median"],
              "other_median": v["other_median"], "ratio": v["ratio_median"], "ci_low": v["ci_low"],
-             "ci_high": v["ci_high"], "rounds": v["rounds"], "agreement": v["agreement"],
+             "ci_high": v["ci_high"], "ci90_low": v["ci90_low"], "ci90_high": v["ci90_high"],
+             "rounds": v["rounds"], "agreement": v["agreement"],
              "explained": v["explained"], "benchlib_wall_s": v.get("benchlib_wall_s"),
              "other_wall_s": v.get("other_wall_s"),
              "other_default_wall_s": v.get("other_default_wall_s"),
@@ -343,6 +349,34 @@ def measure_default_walls(pairs: list[Pair], tools: Tools) -> None:
         p.values["theirs_default"] = done[p.theirs_cmd]
 
 
+def reread(report_path: Path, out: Path) -> dict:
+    """A recorded run's report summarised again with today's rules (the
+    agreement rule, the pairs' explanations), from the per-round values it
+    kept: nothing is measured.  Pairs the harness no longer has are left
+    out; each wall time is the one the report summarised."""
+    old = json.loads(report_path.read_text())
+    tools = Tools(old.get("cpu", 0), Path(tempfile.gettempdir()), Path("lmbench3"))
+    built = {p.label: p for p in make_pairs(tools) + bandwidth_pairs(tools) + lmbench_pairs(tools)}
+    pairs = []
+    for label, v in old["pairs"].items():
+        p = built.get(label)
+        if p is None:
+            continue
+        n = len(v["benchlib_values"])
+        p.values.update(ours=list(v["benchlib_values"]), theirs=list(v["other_values"]),
+                        first=list(v.get("first", [])),
+                        ours_wall_s=[v.get("benchlib_wall_s")] * n,
+                        theirs_wall_s=[v.get("other_wall_s")] * n)
+        if v.get("other_default_wall_s") is not None:
+            p.values["theirs_default"] = (v["other_default_value"], v["other_default_wall_s"])
+        pairs.append(p)
+    if not pairs:
+        raise SystemExit(f"compare_perf: no pair of {report_path} is one the harness has")
+    header = {k: v for k, v in old.items() if k not in ("pairs", "rounds_done")}
+    header["reread_from"] = str(report_path)
+    return write_report(pairs, header, out)
+
+
 def _interrupt(signum, frame):
     raise KeyboardInterrupt
 
@@ -375,7 +409,17 @@ def main() -> int:
     ap.add_argument("--no-bandwidth", action="store_true",
                     help="leave out likwid-bench, mbw and perf's memset")
     ap.add_argument("--out", type=Path, default=Path("results/bench"))
+    ap.add_argument("--reread", type=Path, default=None, metavar="REPORT",
+                    help="measure nothing: summarise a recorded compare_perf.json again with "
+                         "today's rules, into --out")
     args = ap.parse_args()
+    if args.reread is not None:
+        if not args.reread.is_file():
+            print(f"compare_perf: no such report: {args.reread}", file=sys.stderr)
+            return 2
+        args.out.mkdir(parents=True, exist_ok=True)
+        reread(args.reread, args.out)
+        return 0
     if args.rounds < 2:
         print("compare_perf: --rounds must be at least 2", file=sys.stderr)
         return 2

@@ -1,6 +1,7 @@
 """bench/compare_perf.py's pure parts: reading perf's output and mapping
 io_workload's request sizes to fio's --bssplit (recorded text, known answers)."""
 import contextlib
+import json
 import importlib.util
 import sys
 from pathlib import Path
@@ -223,3 +224,41 @@ def test_an_undecided_latency_pair_gets_more_rounds():
     # a real difference (median outside the band) is not chased with more rounds
     differs = _pair("fork | lat_proc", [0.85, 0.86, 0.84, 0.87, 0.99], [1.0] * 5)
     assert not compare_perf.needs_more_rounds(differs)
+
+
+def test_agreement_is_the_equivalence_test_benchlib_compare_uses():
+    """A pair agrees when its 90 % interval lies inside +-10 % (two
+    one-sided tests at 0.05, ratio_verdict's "no difference"); the 95 %
+    interval is reported beside it.  Ratios chosen so the two intervals fall
+    on either side of the band's edge."""
+    from benchlib.stats.summary import bootstrap_median_ci
+
+    ratios = [1.09, 1.03, 1.04, 1.12, 1.07, 1.01, 1.03, 1.07, 1.14]
+    s = compare_perf.paired_ratio(ratios, [1.0] * len(ratios), band=compare_perf.AGREE_BAND)
+    assert (s["ci90_low"], s["ci90_high"]) == bootstrap_median_ci(ratios, 0.90)
+    assert (s["ci_low"], s["ci_high"]) == bootstrap_median_ci(ratios, 0.95)
+    assert s["ci_high"] > 1.10 >= s["ci90_high"]          # the 95 % crosses, the 90 % does not
+    assert s["equivalent"] and not s["ci_inside_band"]
+    assert compare_perf.agreement(s, "") == "agree"
+    wide = compare_perf.paired_ratio([0.8, 1.2, 1.0, 0.85, 1.15], [1.0] * 5,
+                                     band=compare_perf.AGREE_BAND)
+    assert not wide["equivalent"] and compare_perf.agreement(wide, "") == "differ-unexplained"
+
+
+def test_a_recorded_report_is_summarised_again_without_measuring(tmp_path):
+    """--reread: the per-round values of a recorded report (the EPYC guest's
+    lmbench3 run) go through today's summary; the pairs, their values and
+    the wall times are the report's, the agreement is today's rule's."""
+    src = Path(__file__).resolve().parents[1] / "docs/peers/epyc-2026-11-27-lmbench-paired-overhead.json"
+    old = json.loads(src.read_text())
+    new = compare_perf.reread(src, tmp_path)
+    assert set(new["pairs"]) <= set(old["pairs"]) and len(new["pairs"]) >= 30
+    for label, v in new["pairs"].items():
+        o = old["pairs"][label]
+        assert v["benchlib_values"] == o["benchlib_values"] and v["other_values"] == o["other_values"]
+        assert v["wall_ratio"] == pytest.approx(o["wall_ratio"])
+        s = compare_perf.paired_ratio(o["benchlib_values"], o["other_values"],
+                                      band=compare_perf.AGREE_BAND)
+        assert v["equivalent"] == s["equivalent"]
+    assert new["reread_from"] == str(src)
+    assert (tmp_path / "compare_perf.csv").exists() and (tmp_path / "compare_perf.md").exists()
