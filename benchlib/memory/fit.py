@@ -99,8 +99,9 @@ def fit_memory(data: MemoryData | pd.DataFrame, *, clock_ghz: float | None = Non
             w = pd.DataFrame({"size_bytes": w["size_bytes"],
                               "latency_ns": w["latency_cycles"] / clock,
                               **{c: data.walk[c] for c in ("min", "median") if c in data.walk}})
-        fit = refit_with_walk(fit, _fastest_samples(w))
-        if (data.machine or {}).get("virtualized"):
+        guest = bool((data.machine or {}).get("virtualized"))
+        fit = refit_with_walk(fit, _fastest_samples(w), small_pages=fit.tlb_removed or guest)
+        if guest:
             fit = one_shared_last_level(fit)
     passes = (_last_level_per_pass(data.ring_passes, clock if on_cycles else None, fit)
               if data.ring_passes is not None else [])
