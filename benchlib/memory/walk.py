@@ -11,6 +11,7 @@ step (:func:`.fit.fit_memory` calls it); pure."""
 from __future__ import annotations
 
 import math
+from collections import OrderedDict
 from dataclasses import replace
 
 import numpy as np
@@ -212,9 +213,32 @@ def _ways_interval(prof_by_ways: dict, best: float) -> tuple[int, int]:
     return (min(ok), max(ok)) if ok else (None, None)
 
 
+#: fit_walk's last few answers, by content: the plan's look at the walk and
+#: the final fit fit the same curves (and :func:`_walk_curve` fits the one it
+#: keeps before the search does); a Transition is handed out as a copy.
+_WALK_FITS: OrderedDict = OrderedDict()
+_WALK_FITS_KEPT = 16
+
+
 def fit_walk(ws_bytes, latency_ns, guess_bytes: float, below: tuple[float, float] | None,
              pages=(SMALL_PAGE, HUGE_PAGE), ways_grid=WALK_WAYS_GRID,
              above: tuple[float, int, int] | None = None) -> Transition:
+    """:func:`_fit_walk` (see there), computed once per distinct input."""
+    w = np.asarray(ws_bytes, float)
+    y = np.asarray(latency_ns, float)
+    key = (w.tobytes(), y.tobytes(), float(guess_bytes),
+           None if below is None else tuple(float(v) for v in below),
+           tuple(pages), tuple(ways_grid), None if above is None else tuple(above))
+    if key not in _WALK_FITS:
+        _WALK_FITS[key] = _fit_walk(w, y, guess_bytes, below, pages, ways_grid, above)
+        while len(_WALK_FITS) > _WALK_FITS_KEPT:
+            _WALK_FITS.popitem(last=False)
+    return replace(_WALK_FITS[key])
+
+
+def _fit_walk(ws_bytes, latency_ns, guess_bytes: float, below: tuple[float, float] | None,
+              pages=(SMALL_PAGE, HUGE_PAGE), ways_grid=WALK_WAYS_GRID,
+              above: tuple[float, int, int] | None = None) -> Transition:
     """One cache's capacity from a random walk's latency curve
     (``access="walk"``: whatever the replacement policy, a set that n lines
     share keeps ways/n of them), with its 95 % interval and its ways.
