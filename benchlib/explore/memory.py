@@ -243,8 +243,10 @@ def line_readings(m: MemoryResult) -> LineReadings:
           if lp else "no step in the pairs' time: no line read from them")
     if lp and info.get("adjacent_line_prefetch"):
         pw += f" (adjacent-line prefetch: lines are fetched in pairs of {2 * lp})"
-    sw = (f"time per load stops growing with the stride at {ls} bytes"
-          if ls else "no stride where the growth stops: no line read from them")
+    sw = (f"time per load stops growing with the stride at {ls} bytes" if ls else
+          "a prefetcher serves every stride (each load a fraction of a memory access): no "
+          "line read from them" if info.get("strides_prefetch_served") else
+          "no stride where the growth stops: no line read from them")
     if ls and info.get("next_line_prefetch"):
         sw += f" (next-line prefetch: stride {ls} is served from the prefetched line)"
     notes = [n for n in m.fit.notes if "line" in n and ("size" in n or "prefetch" in n)]

@@ -24,6 +24,7 @@ page size to a measured curve, given the plateau latencies.
 """
 from __future__ import annotations
 
+from collections import OrderedDict
 from dataclasses import dataclass
 
 import numpy as np
@@ -101,10 +102,32 @@ def kept_fraction(ws_bytes, cache_bytes, ways: int, page_bytes: float | None,
     return out
 
 
+#: _set_keeps_it's last answers, by content: the ring's fit asks for the
+#: same arrays again and again (a level's grid is the same while its guess
+#: is, in the fits with and without the TLB's misses and in those that test
+#: which levels are needed: 142 distinct of 571 calls in one first look).
+_KEEPS: OrderedDict = OrderedDict()
+_KEEPS_KEPT = 64
+
+
 def _set_keeps_it(n_other, ways: int, p) -> np.ndarray:
     """P(Binomial(n_other, p) <= ways - 1): the chance that at most ways - 1
     of the other touched pages put a line in this line's set, so that an
-    LRU set keeps it.  I_{1-p}(n - k, k + 1), also for real n."""
+    LRU set keeps it.  I_{1-p}(n - k, k + 1), also for real n.  Computed once
+    per distinct input (a copy is returned)."""
+    n_other, p = np.asarray(n_other, float), np.asarray(p, float)
+    key = (n_other.shape, n_other.tobytes(), int(ways), p.shape, p.tobytes())
+    hit = _KEEPS.get(key)
+    if hit is None:
+        hit = _KEEPS[key] = _set_keeps_it_once(n_other, ways, p)
+        while len(_KEEPS) > _KEEPS_KEPT:
+            _KEEPS.popitem(last=False)
+    else:
+        _KEEPS.move_to_end(key)
+    return hit.copy()
+
+
+def _set_keeps_it_once(n_other, ways: int, p) -> np.ndarray:
     k = ways - 1
     v = np.ones_like(n_other)
     big = n_other > k

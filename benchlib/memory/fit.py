@@ -99,8 +99,9 @@ def fit_memory(data: MemoryData | pd.DataFrame, *, clock_ghz: float | None = Non
             w = pd.DataFrame({"size_bytes": w["size_bytes"],
                               "latency_ns": w["latency_cycles"] / clock,
                               **{c: data.walk[c] for c in ("min", "median") if c in data.walk}})
-        fit = refit_with_walk(fit, _fastest_samples(w))
-        if (data.machine or {}).get("virtualized"):
+        guest = bool((data.machine or {}).get("virtualized"))
+        fit = refit_with_walk(fit, _fastest_samples(w), small_pages=fit.tlb_removed or guest)
+        if guest:
             fit = one_shared_last_level(fit)
     passes = (_last_level_per_pass(data.ring_passes, clock if on_cycles else None, fit)
               if data.ring_passes is not None else [])
@@ -272,9 +273,13 @@ def _fit_tables(df, pairs, tlb, strides, *, clock_ghz, stride_bytes, min_ratio, 
     from_strides = None
     table = strides if separate_strides else df
     if "stride_bytes" in table.columns and table["stride_bytes"].nunique() >= 3:
+        # the memory latency the ring measured, beside benchlib's own line
+        # strides (taken past the last cache): a prefetcher's signature
         from_strides = read_strides(table, base_ns=levels[0].latency_ns
-                                    if separate_strides else None)
-        if from_strides["line"] is None and flattened:
+                                    if separate_strides else None,
+                                    memory_ns=levels[-1].latency_ns
+                                    if separate_strides and len(levels) > 1 else None)
+        if from_strides["line"] is None and flattened and not from_strides["prefetch_served"]:
             notes.append("stride curves: the small strides look prefetch-flattened (latency "
                          "does not grow in proportion to the stride), no line size from them")
     line, line_info, line_notes = reconcile_line_sizes(from_pairs, from_strides)

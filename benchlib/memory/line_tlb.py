@@ -116,7 +116,15 @@ def line_size_from_pairs(pairs: pd.DataFrame) -> int | None:
     return read_pairs(pairs)["line"]
 
 
-def read_strides(df: pd.DataFrame, base_ns: float | None = None) -> dict:
+#: Largest line a stride reading may find (Apple's and POWER's 128 bytes):
+#: a chase at this stride or below that costs less than PREFETCH_SERVED of a
+#: memory access per load is served by a prefetcher.
+STRIDE_LINE_MAX = 128
+PREFETCH_SERVED = 0.5
+
+
+def read_strides(df: pd.DataFrame, base_ns: float | None = None,
+                 memory_ns: float | None = None) -> dict:
     """Read the line from sequential stride curves at sizes beyond the last
     cache (the lmbench paper's reading of its figure): a stride s below the
     line misses on s/line of its loads, so the time above the L1 level
@@ -132,9 +140,21 @@ def read_strides(df: pd.DataFrame, base_ns: float | None = None) -> dict:
     middle level) and the full miss appears at twice the line: a jump of
     more than 2.6x after a proportional doubling (1.5-2.6x) is read so.
     ``base_ns``: the L1 latency (default: the table's smallest sizes).
-    Returns {"line", "next_line_prefetch", "why"}."""
+
+    ``memory_ns``: a load's latency from memory as a random chase measured
+    it, where known.  Past the last cache a stride at or beyond the line
+    costs one memory access a load unless a prefetcher fetched the line
+    ahead; where every stride up to STRIDE_LINE_MAX costs less than
+    PREFETCH_SERVED of a memory access, the lines come from a stream
+    prefetcher (into L1 or L2), the curve's growth with the stride is how
+    far the prefetcher and the L1's own next-line fetches hide each stride,
+    not one miss per line, and no line is read from it (``prefetch_served``,
+    with the reason; the Zen 3 guest's curves cost 15-20 cycles a load at
+    strides 64-128 where memory takes 250, and read 16, 32, 64 or 128 from
+    run to run).
+    Returns {"line", "next_line_prefetch", "prefetch_served", "why"}."""
     check_columns(df, ["size_bytes", "stride_bytes", "latency_ns"])
-    out = {"line": None, "next_line_prefetch": False, "why": ""}
+    out = {"line": None, "next_line_prefetch": False, "prefetch_served": False, "why": ""}
     d = df
     if "pattern" in d.columns:
         pat = d["pattern"].astype(str).str.lower()
@@ -147,6 +167,15 @@ def read_strides(df: pd.DataFrame, base_ns: float | None = None) -> dict:
     curves = {s: _median_by(d[d["stride_bytes"] == s], "size_bytes", "latency_ns")
               for s in strides}
     lat = _large_size_latency(curves)
+    upto = [lat[s] for s in strides if s <= STRIDE_LINE_MAX and np.isfinite(lat[s])]
+    if memory_ns and upto and max(upto) < PREFETCH_SERVED * memory_ns:
+        out["prefetch_served"] = True
+        out["why"] = (f"unusable here: every stride up to {STRIDE_LINE_MAX} bytes costs at most "
+                      f"{max(upto):.3g} ns a load where memory takes {memory_ns:.3g} ns (the "
+                      f"random chase), so a stream prefetcher fetches the lines ahead of the "
+                      f"chase and the growth with the stride is the prefetchers', not one miss "
+                      f"per line")
+        return out
     if base_ns is None:                 # the table's smallest sizes: every load an L1 hit
         sizes = np.sort(d["size_bytes"].astype(float).unique())
         small = d[d["size_bytes"].astype(float) <= sizes[min(2, len(sizes) - 1)]]
@@ -224,6 +253,7 @@ def reconcile_line_sizes(pairs: dict | None, strides: dict | None
     info = {"pairs": lp, "strides": ls,
             "adjacent_line_prefetch": bool(pairs and pairs.get("adjacent_line_prefetch")),
             "next_line_prefetch": bool(strides and strides.get("next_line_prefetch")),
+            "strides_prefetch_served": bool(strides and strides.get("prefetch_served")),
             "agree": None if lp is None or ls is None else lp == ls}
     notes = []
     if info["adjacent_line_prefetch"]:

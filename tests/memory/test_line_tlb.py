@@ -259,3 +259,35 @@ def test_a_reported_size_outside_the_fitted_interval_is_said():
     truthful = [sysfs[0], {"level": 2, "type": "Unified", "size_bytes": 1280 * K}]
     assert bool(compare_with_reported(fit, truthful).set_index("level").loc["L2",
                                                                              "reported_in_interval"])
+
+
+#: Time per load (cycles) against stride at 35 and 71 MiB on the Zen 3 EPYC
+#: guest (/work/memruns3/q1, 2026-11-27; sysfs: 64-byte lines), memory at
+#: about 250 cycles by the ring: every stride up to 128 costs 4-20 cycles, the
+#: lines come from the stream prefetchers, and the reading without the memory
+#: latency beside it said 16 (other runs of the day: 32, 64, 128).
+ZEN3_PREFETCHED = {8: (4.3, 4.3), 16: (4.7, 4.5), 32: (8.6, 8.8), 64: (15.4, 13.6),
+                   128: (19.0, 20.2), 256: (12.4, 23.7), 512: (16.5, 27.2)}
+
+
+def test_stride_curves_served_by_a_prefetcher_are_marked_unusable_with_the_reason():
+    table = epyc_stride_table(ZEN3_PREFETCHED)
+    r = read_strides(table, base_ns=4.2 / 4.33, memory_ns=250 / 4.33)
+    assert r["line"] is None and r["prefetch_served"]
+    assert "prefetcher" in r["why"] and "unusable" in r["why"]
+    line, info, notes = reconcile_line_sizes({"line": 64}, r)
+    assert line == 64 and info["agree"] is None and info["strides_prefetch_served"]
+    assert not any("agree" in n for n in notes)
+    assert any("load pairs only" in n and "unusable" in n for n in notes)
+    # a chase whose strides past the line cost a memory access each is read
+    plain = {s: (v * 16, w * 16) if s >= 64 else (v, w) for s, (v, w) in EPYC_STRIDES.items()}
+    r = read_strides(epyc_stride_table(plain), base_ns=4.0 / 4.33, memory_ns=150 / 4.33)
+    assert r["line"] == 64 and not r["prefetch_served"]
+
+
+@pytest.mark.parametrize("line", [32, 64, 128])
+def test_stride_curves_without_a_prefetcher_keep_their_reading_beside_memory(line):
+    lv = (cs.Level(32 * K, 8, 1.2), cs.Level(256 * K, 8, 4.0))
+    m = cs.Machine(lv, 90.0, line_bytes=line)
+    r = read_strides(cs.stride_table(m, per_octave=2, seed=line), memory_ns=90.0)
+    assert r["line"] == line and not r["prefetch_served"], r
