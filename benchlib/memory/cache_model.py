@@ -24,11 +24,12 @@ page size to a measured curve, given the plateau latencies.
 """
 from __future__ import annotations
 
-from collections import OrderedDict
 from dataclasses import dataclass
 
 import numpy as np
 from scipy.special import betainc, gammaln
+
+from benchlib.memory.kept import Kept
 
 SMALL_PAGE = 4096
 HUGE_PAGE = 2 << 20
@@ -106,8 +107,7 @@ def kept_fraction(ws_bytes, cache_bytes, ways: int, page_bytes: float | None,
 #: same arrays again and again (a level's grid is the same while its guess
 #: is, in the fits with and without the TLB's misses and in those that test
 #: which levels are needed: 142 distinct of 571 calls in one first look).
-_KEEPS: OrderedDict = OrderedDict()
-_KEEPS_KEPT = 64
+_KEEPS = Kept(64)
 
 
 def _set_keeps_it(n_other, ways: int, p) -> np.ndarray:
@@ -117,14 +117,7 @@ def _set_keeps_it(n_other, ways: int, p) -> np.ndarray:
     per distinct input (a copy is returned)."""
     n_other, p = np.asarray(n_other, float), np.asarray(p, float)
     key = (n_other.shape, n_other.tobytes(), int(ways), p.shape, p.tobytes())
-    hit = _KEEPS.get(key)
-    if hit is None:
-        hit = _KEEPS[key] = _set_keeps_it_once(n_other, ways, p)
-        while len(_KEEPS) > _KEEPS_KEPT:
-            _KEEPS.popitem(last=False)
-    else:
-        _KEEPS.move_to_end(key)
-    return hit.copy()
+    return _KEEPS.get(key, lambda: _set_keeps_it_once(n_other, ways, p)).copy()
 
 
 def _set_keeps_it_once(n_other, ways: int, p) -> np.ndarray:

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import hashlib
 import math
-from collections import OrderedDict
 from dataclasses import replace
 
 import numpy as np
@@ -42,6 +41,7 @@ from benchlib.memory.line_tlb import (compare_with_reported, fit_tlb, line_size_
                                       line_size_from_strides, read_pairs, read_strides,
                                       reconcile_line_sizes)
 from benchlib.memory.hierarchy import Associativity, Level, MemoryFit, Revisit
+from benchlib.memory.kept import Kept
 from benchlib.memory.segments import _local_sigma, _median_by, _noise_sigma, check_columns
 from benchlib.memory.stride import access_model, fit_stride_chase
 from benchlib.memory.synthetic import synthetic_curve
@@ -183,8 +183,7 @@ def _on_cycles(data: MemoryData, clock: float):
 #: looks (the plan step) and its final fit fit the same ring and TLB tables
 #: (the line-size tables, read cheaply, may come later), and a frozen fit
 #: can be handed out twice.
-_RING_FITS: OrderedDict = OrderedDict()
-_RING_FITS_KEPT = 4
+_RING_FITS = Kept(4)
 
 
 def _digest(df: pd.DataFrame | None) -> str | None:
@@ -206,15 +205,11 @@ def _ring_levels_once(df, tlb, *, stride_bytes, **options):
         key = (_digest(curve), _digest(tlb), _digest(same_set), tuple(sorted(options.items())))
     except TypeError:               # a column of unhashable objects: not kept
         key = None
-    if key is None or key not in _RING_FITS:
-        fitted = _ring_levels(curve, tlb, same_set=same_set, **options)
-        if key is None:
-            return (stride, list(fitted[0]), list(notes) + list(fitted[1]), list(flattened),
-                    [dict(t) for t in fitted[2]], fitted[3])
-        _RING_FITS[key] = fitted
-        while len(_RING_FITS) > _RING_FITS_KEPT:
-            _RING_FITS.popitem(last=False)
-    levels, lnotes, tlb_levels, removed = _RING_FITS[key]
+
+    def fit():
+        return _ring_levels(curve, tlb, same_set=same_set, **options)
+
+    levels, lnotes, tlb_levels, removed = fit() if key is None else _RING_FITS.get(key, fit)
     return (stride, list(levels), list(notes) + list(lnotes), list(flattened),
             [dict(t) for t in tlb_levels], removed)
 

@@ -11,7 +11,6 @@ step (:func:`.fit.fit_memory` calls it); pure."""
 from __future__ import annotations
 
 import math
-from collections import OrderedDict
 from dataclasses import replace
 
 import numpy as np
@@ -25,6 +24,7 @@ from benchlib.memory.cache_model import (DELTA_CHI2, GRID_PER_OCTAVE, HUGE_PAGE,
                                         _slow_weight, colours, kept_fraction)
 from benchlib.memory.levels import tlb_penalty_ns
 from benchlib.memory.hierarchy import Level, MemoryFit
+from benchlib.memory.kept import Kept
 from benchlib.memory.segments import _median_by, check_columns
 
 
@@ -216,8 +216,7 @@ def _ways_interval(prof_by_ways: dict, best: float) -> tuple[int, int]:
 #: fit_walk's last few answers, by content: the plan's look at the walk and
 #: the final fit fit the same curves (and :func:`_walk_curve` fits the one it
 #: keeps before the search does); a Transition is handed out as a copy.
-_WALK_FITS: OrderedDict = OrderedDict()
-_WALK_FITS_KEPT = 16
+_WALK_FITS = Kept(16)
 
 
 def fit_walk(ws_bytes, latency_ns, guess_bytes: float, below: tuple[float, float] | None,
@@ -229,11 +228,8 @@ def fit_walk(ws_bytes, latency_ns, guess_bytes: float, below: tuple[float, float
     key = (w.tobytes(), y.tobytes(), float(guess_bytes),
            None if below is None else tuple(float(v) for v in below),
            tuple(pages), tuple(ways_grid), None if above is None else tuple(above))
-    if key not in _WALK_FITS:
-        _WALK_FITS[key] = _fit_walk(w, y, guess_bytes, below, pages, ways_grid, above)
-        while len(_WALK_FITS) > _WALK_FITS_KEPT:
-            _WALK_FITS.popitem(last=False)
-    return replace(_WALK_FITS[key])
+    return replace(_WALK_FITS.get(
+        key, lambda: _fit_walk(w, y, guess_bytes, below, pages, ways_grid, above)))
 
 
 def _fit_walk(ws_bytes, latency_ns, guess_bytes: float, below: tuple[float, float] | None,
