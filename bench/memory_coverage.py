@@ -3,13 +3,16 @@ recovers simulated machines' caches: the 1990s machines of the lmbench paper
 (tests/cachesim.py NINETIES) and today's with stream prefetchers
 (MODERN_STRIDE), each measured as lat_mem_rd's figure (one sequential curve
 per stride, backward, with 1 % log-normal noise and one random placement of
-the array per stride, as each lat_mem_rd run allocates its own).
+the array per stride, each size a prefix of it; ``--placed size``: a new
+placement for every size, as lmbench3's lat_mem_rd gives, whose every size
+is timed in a freshly forked child that mallocs its own array).
 
 Per machine: the true capacities, the fitted ones with their 95 % intervals,
 levels missed and spurious; then the totals: the share of true levels
 recovered within 10 %, and the share whose 95 % interval holds the true size.
 
-    PYTHONPATH=. python bench/memory_coverage.py [--seeds 2] [--noise 0.01] [--only NAME ...]
+    PYTHONPATH=. python bench/memory_coverage.py [--seeds 2] [--noise 0.01] [--placed curve|size]
+        [--only NAME ...]
 """
 from __future__ import annotations
 
@@ -51,6 +54,9 @@ def main(argv=None) -> int:
     ap.add_argument("--seeds", type=int, default=1)
     ap.add_argument("--noise", type=float, default=0.01)
     ap.add_argument("--only", nargs="*", default=None)
+    ap.add_argument("--placed", choices=("size", "curve"), default="curve",
+                    help="a new page placement for every size (lmbench3: each size a freshly "
+                         "forked child's malloc) or one per curve (sizes are prefixes of one array)")
     a = ap.parse_args(argv)
     n_lv = n_within = n_cover = n_spur = 0
     t0 = time.time()
@@ -60,7 +66,7 @@ def main(argv=None) -> int:
         strides = OLD_STRIDES if m in cs.NINETIES else NEW_STRIDES
         for seed in range(a.seeds):
             df = cs.stride_figure(m, strides, max_bytes=int(4 * max(m.truth_sizes())),
-                                  noise=a.noise, seed=100 + seed)
+                                  noise=a.noise, seed=100 + seed, placed=a.placed)
             t = time.time()
             levels, notes, info = fit_stride_chase(df, line_bytes=m.line_bytes)
             dt = time.time() - t

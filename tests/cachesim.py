@@ -355,7 +355,8 @@ def _prefetched(m: Machine, lat_line: np.ndarray, stride: int, page: int,
 
 
 def stride_curve(m: Machine, sizes, stride: int, *, direction: str = "backward",
-                 page: int | None = None, noise: float = 0.01, seed: int = 0) -> pd.DataFrame:
+                 page: int | None = None, noise: float = 0.01, seed: int = 0,
+                 placed: str = "curve") -> pd.DataFrame:
     """A sequential stride chase (lat_mem_rd's kind): each lap visits the
     array's slots ``stride`` bytes apart in one fixed order, from the top
     down (``direction="backward"``) or up; a stride below the line pays the
@@ -364,8 +365,14 @@ def stride_curve(m: Machine, sizes, stride: int, *, direction: str = "backward",
     ``m.page_bytes`` pages unless ``page`` is given.  Under LRU (and
     tree-PLRU) a set's hits depend only on how many of its lines the lap
     visits, not on the order; the direction matters only to where a
-    prefetcher's streams start.  As lat_mem_rd does, one array is placed
-    once (``seed``) and each size walks a prefix of it."""
+    prefetcher's streams start.  ``placed="size"`` (lmbench3's lat_mem_rd,
+    whose every size is timed by a freshly forked child that mallocs and
+    touches its own array: lib_timing.c's benchmp runs the initialiser in
+    each child, lib_mem.c's base_initialize mallocs there): a new random
+    placement of the pages for every size; ``placed="curve"`` (the
+    default, as before: one array allocated once for the whole curve, each
+    size a prefix of it, as a single-process chase does): one placement
+    (``seed``) for every size."""
     page = page or m.page_bytes
     placement = getattr(m, "placement", "random")
     rows = []
@@ -376,7 +383,8 @@ def stride_curve(m: Machine, sizes, stride: int, *, direction: str = "backward",
                                                 replace=False)
     for j, w in enumerate(sizes):
         w = int(w)
-        lat_line = line_latencies(m, w, stride, page, seed * 1000 + j, placement, frames)
+        lat_line = line_latencies(m, w, stride, page, seed * 1000 + j, placement,
+                                  frames if placed == "curve" else None)
         lat_line = _prefetched(m, lat_line, stride, page, direction)
         per_line = float(np.mean(lat_line))
         for entries, penalty in getattr(m, "tlb", ()):
@@ -403,14 +411,16 @@ def lat_mem_rd_sizes(max_bytes: int, min_bytes: int = 512) -> list[int]:
 
 
 def stride_figure(m: Machine, strides=(16, 32, 64, 128, 256, 512), *, max_bytes=None,
-                  direction: str = "backward", noise: float = 0.01, seed: int = 0
-                  ) -> pd.DataFrame:
+                  direction: str = "backward", noise: float = 0.01, seed: int = 0,
+                  placed: str = "curve") -> pd.DataFrame:
     """The lmbench paper's figure for machine ``m``: one :func:`stride_curve`
-    per stride over lat_mem_rd's sizes, up to 8x the largest cache."""
+    per stride over lat_mem_rd's sizes, up to 8x the largest cache
+    (``placed``: see there)."""
     top = max_bytes or int(8 * max(m.truth_sizes()))
     sizes = lat_mem_rd_sizes(top)
     return pd.concat([stride_curve(m, [s for s in sizes if s >= st], st, direction=direction,
-                                   noise=noise, seed=seed + 17 * st) for st in strides],
+                                   noise=noise, seed=seed + 17 * st, placed=placed)
+                      for st in strides],
                      ignore_index=True)
 
 

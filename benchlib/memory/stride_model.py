@@ -167,19 +167,31 @@ def _lsq(A, t):
     # none, has a column of zeros)
     ridge = (1e-10 * np.max(np.abs(np.diagonal(ata, axis1=-2, axis2=-1)), axis=-1)
              + 1e-300)[..., None, None] * eye
-    active = np.ones(A.shape[:-2] + (K1,), bool)
-    coef = np.zeros(A.shape[:-2] + (K1,))
+    # each batch element on its own: those whose solve left a step negative
+    # are solved again, the others keep theirs (the same answers as solving
+    # the whole batch every round, at the cost of the few that need it)
+    shape = A.shape[:-2]
+    ata = np.broadcast_to(ata, shape + (K1, K1)).reshape(-1, K1, K1)
+    atb = np.broadcast_to(atb, shape + (K1,)).reshape(-1, K1)
+    ridge = np.broadcast_to(ridge, shape + (K1, K1)).reshape(-1, K1, K1)
+    active = np.ones((ata.shape[0], K1), bool)
+    coef = np.zeros((ata.shape[0], K1))
+    todo = np.arange(ata.shape[0])
     for _ in range(K1):
-        on = active[..., :, None] & active[..., None, :]
-        sub = np.where(on, ata, 0.0) + eye * (~active)[..., None, :] + ridge
+        act = active[todo]
+        on = act[:, :, None] & act[:, None, :]
+        sub = np.where(on, ata[todo], 0.0) + eye * (~act)[:, None, :] + ridge[todo]
         with np.errstate(all="ignore"):
-            coef = np.linalg.solve(sub, np.where(active, atb, 0.0)[..., None])[..., 0]
-        coef = np.where(active, coef, 0.0)
-        neg = (coef[..., 1:] < 0) & active[..., 1:]
-        if not neg.any():
+            c = np.linalg.solve(sub, np.where(act, atb[todo], 0.0)[..., None])[..., 0]
+        c = np.where(act, c, 0.0)
+        coef[todo] = c
+        neg = (c[:, 1:] < 0) & act[:, 1:]
+        again = neg.any(axis=1)
+        if not again.any():
             break
-        active[..., 1:] &= ~neg
-    return coef
+        active[todo[again], 1:] &= ~neg[again]
+        todo = todo[again]
+    return coef.reshape(shape + (K1,))
 
 
 def _solve(data: _Data, H: list[np.ndarray], passes: int = 3, cols: list | None = None):
