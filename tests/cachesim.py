@@ -366,10 +366,9 @@ def stride_curve(m: Machine, sizes, stride: int, *, direction: str = "backward",
     tree-PLRU) a set's hits depend only on how many of its lines the lap
     visits, not on the order; the direction matters only to where a
     prefetcher's streams start.  ``placed="size"`` (lmbench3's lat_mem_rd,
-    whose every size is timed by a freshly forked child that mallocs and
-    touches its own array: lib_timing.c's benchmp runs the initialiser in
-    each child, lib_mem.c's base_initialize mallocs there): a new random
-    placement of the pages for every size; ``placed="curve"`` (the
+    whose every size is timed by a freshly forked child that allocates and
+    touches its own array): a new random placement of the pages for every
+    size; ``placed="curve"`` (the
     default, as before: one array allocated once for the whole curve, each
     size a prefix of it, as a single-process chase does): one placement
     (``seed``) for every size."""

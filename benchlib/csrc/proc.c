@@ -414,9 +414,8 @@ static int get_word(int fd, long *w)
 }
 
 /* The cache footprint: sum every word (a long, 8 bytes) of the array, one
- * load per 8 bytes as the 1996 benchmark and lmbench3's lat_ctx read it.
- * (Summing 4-byte ints made twice the loads; the slower loop hid part of
- * the refill from L2 that the footprint is there to show.) */
+ * load a word.  (Summing 4-byte ints made twice the loads; the slower loop
+ * hid part of the refill from L2 that the footprint is there to show.) */
 /* The array is the same every hop, so a compiler that saw the whole loop
  * (LTO) could sum it once and reuse the result.  The empty asm makes the
  * pointer, and the memory behind it, new to the compiler on every call:

@@ -117,7 +117,7 @@ def _set_keeps_it(n_other, ways: int, p) -> np.ndarray:
     per distinct input (a copy is returned)."""
     n_other, p = np.asarray(n_other, float), np.asarray(p, float)
     key = (n_other.shape, n_other.tobytes(), int(ways), p.shape, p.tobytes())
-    return _KEEPS.get(key, lambda: _set_keeps_it_once(n_other, ways, p)).copy()
+    return _KEEPS.answer(key, lambda: _set_keeps_it_once(n_other, ways, p)).copy()
 
 
 def _set_keeps_it_once(n_other, ways: int, p) -> np.ndarray:

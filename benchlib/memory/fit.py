@@ -206,10 +206,11 @@ def _ring_levels_once(df, tlb, *, stride_bytes, **options):
     except TypeError:               # a column of unhashable objects: not kept
         key = None
 
-    def fit():
+    def compute():
         return _ring_levels(curve, tlb, same_set=same_set, **options)
 
-    levels, lnotes, tlb_levels, removed = fit() if key is None else _RING_FITS.get(key, fit)
+    fitted = compute() if key is None else _RING_FITS.answer(key, compute)
+    levels, lnotes, tlb_levels, removed = fitted
     return (stride, list(levels), list(notes) + list(lnotes), list(flattened),
             [dict(t) for t in tlb_levels], removed)
 

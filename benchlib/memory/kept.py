@@ -10,7 +10,7 @@ from typing import Callable, Hashable
 
 
 class Kept:
-    """``get(key, compute)``: the answer kept under ``key``, or
+    """``answer(key, compute)``: the answer kept under ``key``, or
     ``compute()``'s, kept.  The caller copies what it hands out if the
     answer is mutable."""
 
@@ -18,7 +18,7 @@ class Kept:
         self.kept = kept
         self._answers: OrderedDict = OrderedDict()
 
-    def get(self, key: Hashable, compute: Callable[[], object]):
+    def answer(self, key: Hashable, compute: Callable[[], object]):
         if key in self._answers:
             self._answers.move_to_end(key)
             return self._answers[key]
@@ -26,6 +26,3 @@ class Kept:
         while len(self._answers) > self.kept:
             self._answers.popitem(last=False)
         return answer
-
-    def clear(self) -> None:
-        self._answers.clear()

@@ -228,7 +228,7 @@ def fit_walk(ws_bytes, latency_ns, guess_bytes: float, below: tuple[float, float
     key = (w.tobytes(), y.tobytes(), float(guess_bytes),
            None if below is None else tuple(float(v) for v in below),
            tuple(pages), tuple(ways_grid), None if above is None else tuple(above))
-    return replace(_WALK_FITS.get(
+    return replace(_WALK_FITS.answer(
         key, lambda: _fit_walk(w, y, guess_bytes, below, pages, ways_grid, above)))
 
 

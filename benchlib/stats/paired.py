@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from benchlib.stats.summary import bootstrap_median_ci
+from benchlib.stats.summary import bootstrap_median_ci, interval_inside
 
 
 def paired_ratio(ours: Sequence[float], theirs: Sequence[float], band: tuple[float, float] = (0.85, 1.15),
@@ -31,5 +31,5 @@ def paired_ratio(ours: Sequence[float], theirs: Sequence[float], band: tuple[flo
     lo90, hi90 = bootstrap_median_ci(ratios, 0.90, n_boot=n_boot, seed=seed)
     return {"ratios": ratios.tolist(), "ratio_median": float(np.median(ratios)),
             "ci_low": lo, "ci_high": hi, "ci90_low": lo90, "ci90_high": hi90,
-            "rounds": int(a.size), "ci_inside_band": bool(band[0] <= lo and hi <= band[1]),
-            "equivalent": bool(band[0] <= lo90 and hi90 <= band[1]), "band": list(band)}
+            "rounds": int(a.size), "ci_inside_band": interval_inside((lo, hi), band),
+            "equivalent": interval_inside((lo90, hi90), band), "band": list(band)}

@@ -156,6 +156,14 @@ def equivalence_bounds(margin: float) -> tuple[float, float]:
     return 1 / (1 + margin), 1 + margin
 
 
+def interval_inside(ci: tuple[float, float], bounds: tuple[float, float]) -> bool:
+    """Whether the interval ``ci`` lies wholly inside ``bounds``: with a 90%
+    interval, the ratio shown inside the bounds by two one-sided tests at
+    alpha 0.05 (TOST).  The one reading of "the same within a margin":
+    ``ratio_verdict``'s "no difference" and the peers' "agree"."""
+    return bool(bounds[0] <= ci[0] and ci[1] <= bounds[1])
+
+
 def ratio_verdict(ratio: float, ci95: tuple[float, float], ci90: tuple[float, float],
                   p_value: float, margin: float, higher_is_better: bool,
                   alpha: float = 0.05) -> str:
@@ -169,7 +177,7 @@ def ratio_verdict(ratio: float, ci95: tuple[float, float], ci90: tuple[float, fl
     - "inconclusive": neither (a wide interval, or a real difference smaller
       than the margin that still cannot be shown to lie inside it)."""
     lo_eq, hi_eq = equivalence_bounds(margin)
-    if lo_eq <= ci90[0] and ci90[1] <= hi_eq:
+    if interval_inside(ci90, (lo_eq, hi_eq)):
         return "no difference"
     differs = (interval_side(ci95[0], ci95[1], 1.0) is not None and p_value < alpha
                and not lo_eq <= ratio <= hi_eq)
