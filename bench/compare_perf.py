@@ -82,7 +82,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from peer_tools import (BANDWIDTH_REL_CI, BENCHLIB, Pair, Tools, bandwidth_pairs,  # noqa: E402,F401
                         io_workload_bssplit, likwid_bandwidth, lmbench_bandwidth, lmbench_ctx,
                         lmbench_microseconds, lmbench_pairs, make_pairs, mbw_bandwidth,
-                        perf_bandwidth_mb_s, perf_usecs_per_op)
+                        perf_bandwidth_mb_s, perf_usecs_per_op, same_tool_pairs)
 
 from benchlib.stats.paired import paired_ratio  # noqa: E402
 
@@ -409,6 +409,9 @@ def main() -> int:
     ap.add_argument("--no-bandwidth", action="store_true",
                     help="leave out likwid-bench, mbw and perf's memset")
     ap.add_argument("--out", type=Path, default=Path("results/bench"))
+    ap.add_argument("--same-tool", action="store_true",
+                    help="an A/A run: each peer command paired with itself instead of with "
+                         "benchlib (the share that agrees is the most this host allows)")
     ap.add_argument("--reread", type=Path, default=None, metavar="REPORT",
                     help="measure nothing: summarise a recorded compare_perf.json again with "
                          "today's rules, into --out")
@@ -446,6 +449,8 @@ def main() -> int:
             pairs += lmbench_pairs(tools)
         if args.only:
             pairs = [p for p in pairs if any(w in p.label for w in args.only)]
+        if args.same_tool:
+            pairs = same_tool_pairs(pairs)
         missing = sorted({p.tool for p in pairs if p.tool != "lmbench3" and not shutil.which(p.tool)}
                          | ({"taskset"} if not shutil.which("taskset") else set()))
         if missing:
@@ -462,7 +467,7 @@ def main() -> int:
         machine = json.loads(subprocess.run([*BENCHLIB, "info", "--json"], capture_output=True,
                                             text=True, check=True).stdout)
         header = {"rounds": args.rounds, "cpu": args.cpu, "seed": seed, "machine": machine,
-                  "lmbench_enough_us": args.lmbench_enough}
+                  "lmbench_enough_us": args.lmbench_enough, "same_tool": args.same_tool}
         # the report is rewritten after every round from the second on: a
         # long run that a noisy host makes longer, or a Ctrl-C, keeps what
         # was measured

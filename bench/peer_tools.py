@@ -468,6 +468,23 @@ def bandwidth_pairs(t: Tools) -> list[Pair]:
     return pairs
 
 
+def same_tool_pairs(pairs: list[Pair]) -> list[Pair]:
+    """Each peer command paired with itself (an A/A run), once per distinct
+    command: both sides run the peer, so every difference is the host's.
+    The share of these pairs that agree is the most any tool can reach on
+    this host with these rounds; a benchlib pair that fails to agree where
+    its peer's A/A pair also fails is not shown to differ."""
+    out, seen = [], set()
+    for p in pairs:
+        if p.theirs_cmd in seen:
+            continue
+        seen.add(p.theirs_cmd)
+        out.append(Pair(f"{p.theirs_cmd} | itself (A/A)", p.unit, p.theirs, p.theirs, p.tool,
+                        ours_cmd=p.theirs_cmd, theirs_cmd=p.theirs_cmd,
+                        min_rounds_rel_ci=p.min_rounds_rel_ci))
+    return out
+
+
 def _ring_round_trip_us(t: Tools) -> float:
     r = t.benchlib("context_switch", "processes=2", "process_kb=0", "placement=same_cpu",
                    f"cpu={t.cpu}")

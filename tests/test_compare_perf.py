@@ -262,3 +262,25 @@ def test_a_recorded_report_is_summarised_again_without_measuring(tmp_path):
         assert v["equivalent"] == s["equivalent"]
     assert new["reread_from"] == str(src)
     assert (tmp_path / "compare_perf.csv").exists() and (tmp_path / "compare_perf.md").exists()
+
+
+def test_an_a_a_run_pairs_each_peer_command_with_itself_once():
+    # two benchlib figures share lmbench3's `lat_sig install`: one A/A pair,
+    # both sides the peer's own call, with no explanation carried over
+    calls = []
+
+    def peer(name):
+        return lambda: calls.append(name) or 1.0
+    pairs = [compare_perf.Pair("a | lat_sig install", "us", lambda: 2.0, peer("sig"), "lmbench3",
+                               ours_cmd="benchlib a", theirs_cmd="lat_sig install",
+                               explained_by="b | lat_sig install"),
+             compare_perf.Pair("b | lat_sig install", "us", lambda: 2.0, peer("sig"), "lmbench3",
+                               ours_cmd="benchlib b", theirs_cmd="lat_sig install"),
+             compare_perf.Pair("c | fio read", "MB/s", lambda: 2.0, peer("fio"), "fio",
+                               ours_cmd="benchlib c", theirs_cmd="fio read", min_rounds_rel_ci=0.05)]
+    aa = compare_perf.same_tool_pairs(pairs)
+    assert [p.label for p in aa] == ["lat_sig install | itself (A/A)", "fio read | itself (A/A)"]
+    assert [p.ours_cmd for p in aa] == [p.theirs_cmd for p in aa]
+    assert all(p.explained == "" and p.explained_by == "" for p in aa)
+    assert aa[1].min_rounds_rel_ci == 0.05 and aa[0].tool == "lmbench3"
+    assert aa[0].ours() == aa[0].theirs() == 1.0 and calls == ["sig", "sig"]
