@@ -156,12 +156,17 @@ def run_rounds(pairs: list[Pair], rounds: int, rng: random.Random, max_rounds: i
 AGREE_BAND = (0.90, 1.10)
 
 
-def agreement(s: dict, explained: str, variant: dict | None = None) -> str:
+def agreement(s: dict, explained: str, variant: dict | None = None,
+              same_tool: dict | None = None) -> str:
     """agree: the ratio shown inside +-10 % (its 90% interval inside the
     band: TOST at alpha 0.05, as ``ratio_verdict``'s "no difference").  Otherwise
     differ-explained when the pair that measures benchlib with the peer's
     definition (``variant``'s summary) agrees, or when a written explanation
-    names what each tool times; else differ-unexplained.  A bandwidth pair
+    names what each tool times; else host-limited when the pair is not shown
+    to differ either (its 95 % interval reaches into the band) and the peer's
+    own A/A pair (``same_tool``: the peer against itself on the same host,
+    from a --same-tool run) was not shown to agree, so the host's noise alone
+    keeps the pair undecided; else differ-unexplained.  A bandwidth pair
     whose interval never narrowed to +-5 % is host-unstable."""
     if s["equivalent"]:
         return "agree"
@@ -169,14 +174,22 @@ def agreement(s: dict, explained: str, variant: dict | None = None) -> str:
         return "differ-explained"
     if s.get("host_unstable"):
         return "host-unstable"
-    return "differ-explained" if explained else "differ-unexplained"
+    if explained:
+        return "differ-explained"
+    not_shown_to_differ = s["ci_low"] <= AGREE_BAND[1] and s["ci_high"] >= AGREE_BAND[0]
+    if same_tool is not None and not same_tool.get("equivalent") and not_shown_to_differ:
+        return "host-limited"
+    return "differ-unexplained"
 
 
-def summarise(p: Pair, variant: dict | None = None) -> dict:
+def summarise(p: Pair, variant: dict | None = None, same_tool: dict | None = None) -> dict:
     s = paired_ratio(p.values["ours"], p.values["theirs"], band=AGREE_BAND)
     if p.min_rounds_rel_ci is not None:
         s["host_unstable"] = (s["ci_high"] - s["ci_low"]) / 2 > p.min_rounds_rel_ci * s["ratio_median"]
-    s["agreement"] = agreement(s, p.explained, variant)
+    s["agreement"] = agreement(s, p.explained, variant, same_tool)
+    if same_tool is not None:
+        s["peer_a_a"] = {k: same_tool[k] for k in ("ratio_median", "ci_low", "ci_high",
+                                                   "ci90_low", "ci90_high", "equivalent")}
     s["explained"] = p.explained or (f"with lmbench3's definition ({p.explained_by.split(' | ')[0]}): "
                                      f"ratio {variant['ratio_median']:.3f} [{variant['ci_low']:.3f}, "
                                      f"{variant['ci_high']:.3f}]" if variant else "")
@@ -200,14 +213,16 @@ def summarise(p: Pair, variant: dict | None = None) -> dict:
             "other_median": float(np.median(p.values["theirs"])), **s}
 
 
-def summarise_all(pairs: list[Pair]) -> dict[str, dict]:
+def summarise_all(pairs: list[Pair], same_tool: dict | None = None) -> dict[str, dict]:
     """Every pair's summary, the variants first (a pair's explanation reads
-    its variant's)."""
+    its variant's); ``same_tool``: an A/A report's pairs by the peer's
+    command (:func:`same_tool_by_command`)."""
     by_label = {p.label: p for p in pairs}
     out: dict[str, dict] = {}
     for p in sorted(pairs, key=lambda p: bool(p.explained_by)):
         v = by_label.get(p.explained_by)
-        out[p.label] = summarise(p, out.get(v.label) if v else None)
+        out[p.label] = summarise(p, out.get(v.label) if v else None,
+                                 (same_tool or {}).get(p.theirs_cmd))
     return {p.label: out[p.label] for p in pairs}
 
 
@@ -221,7 +236,8 @@ def plot(report: dict, path: Path) -> None:
 
     rows = list(report["pairs"].items())
     colours = {"agree": "tab:green", "differ-explained": "tab:orange",
-               "differ-unexplained": "tab:red", "host-unstable": "tab:purple"}
+               "differ-unexplained": "tab:red", "host-unstable": "tab:purple",
+               "host-limited": "tab:blue"}
     fig, ax = plt.subplots(figsize=(10, 0.32 * len(rows) + 1.5))
     for i, (label, s) in enumerate(rows):
         ax.errorbar(s["ratio_median"], i, xerr=[[s["ratio_median"] - s["ci_low"]],
@@ -287,12 +303,13 @@ def markdown_table(report: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
-def write_report(pairs: list[Pair], header: dict, out: Path, quiet: bool = False) -> dict:
+def write_report(pairs: list[Pair], header: dict, out: Path, quiet: bool = False,
+                 same_tool: dict | None = None) -> dict:
     """compare_perf.json, .csv and .png in ``out`` from the rounds measured
     so far (every pair has the same number, but the bandwidth pairs' extra
     rounds); the table and the tally on stdout unless ``quiet``."""
     report = {**header, "rounds_done": min(len(p.values["ours"]) for p in pairs),
-              "pairs": summarise_all(pairs)}
+              "pairs": summarise_all(pairs, same_tool)}
     out.mkdir(parents=True, exist_ok=True)
     path = out / "compare_perf.json"
     tmp = path.with_suffix(".json.tmp")
@@ -306,7 +323,9 @@ def write_report(pairs: list[Pair], header: dict, out: Path, quiet: bool = False
              "other_wall_s": v.get("other_wall_s"),
              "other_default_wall_s": v.get("other_default_wall_s"),
              "other_default_value": v.get("other_default_value"), "wall_ratio": v.get("wall_ratio"),
-             "wall_basis": v.get("wall_basis")}
+             "wall_basis": v.get("wall_basis"),
+             "peer_a_a_ratio": (v.get("peer_a_a") or {}).get("ratio_median"),
+             "peer_a_a_agrees": (v.get("peer_a_a") or {}).get("equivalent")}
             for k, v in report["pairs"].items()]
     with open(out / "compare_perf.csv", "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=list(rows[0]))
@@ -322,7 +341,8 @@ def write_report(pairs: list[Pair], header: dict, out: Path, quiet: bool = False
         print(f"{p.label:<92} {p.unit:>5} {s['benchlib_median']:>10.4g} {s['other_median']:>10.4g}"
               f"  {s['ratio_median']:.3f} [{s['ci_low']:.3f}, {s['ci_high']:.3f}] {s['agreement']}")
     counts = {a: sum(v["agreement"] == a for v in report["pairs"].values())
-              for a in ("agree", "differ-explained", "differ-unexplained", "host-unstable")}
+              for a in ("agree", "differ-explained", "differ-unexplained", "host-unstable",
+                        "host-limited")}
     timed = [v["wall_ratio"] for v in report["pairs"].values() if v.get("wall_ratio") is not None]
     print(", ".join(f"{n} {a}" for a, n in counts.items())
           + (f"; benchlib's +-3 % figure in at most 1/10 of lmbench3's wall time"
@@ -349,7 +369,15 @@ def measure_default_walls(pairs: list[Pair], tools: Tools) -> None:
         p.values["theirs_default"] = done[p.theirs_cmd]
 
 
-def reread(report_path: Path, out: Path) -> dict:
+def same_tool_by_command(report_path: Path) -> dict[str, dict]:
+    """A --same-tool (A/A) report's pair summaries by the peer command."""
+    report = json.loads(report_path.read_text())
+    if not report.get("same_tool"):
+        raise SystemExit(f"compare_perf: {report_path} is not a --same-tool (A/A) report")
+    return {v["other"]: v for v in report["pairs"].values()}
+
+
+def reread(report_path: Path, out: Path, same_tool_path: Path | None = None) -> dict:
     """A recorded run's report summarised again with today's rules (the
     agreement rule, the pairs' explanations), from the per-round values it
     kept: nothing is measured.  Pairs the harness no longer has are left
@@ -374,7 +402,11 @@ def reread(report_path: Path, out: Path) -> dict:
         raise SystemExit(f"compare_perf: no pair of {report_path} is one the harness has")
     header = {k: v for k, v in old.items() if k not in ("pairs", "rounds_done")}
     header["reread_from"] = str(report_path)
-    return write_report(pairs, header, out)
+    same_tool = None
+    if same_tool_path is not None:
+        same_tool = same_tool_by_command(same_tool_path)
+        header["same_tool_report"] = str(same_tool_path)
+    return write_report(pairs, header, out, same_tool=same_tool)
 
 
 def _interrupt(signum, frame):
@@ -415,13 +447,20 @@ def main() -> int:
     ap.add_argument("--reread", type=Path, default=None, metavar="REPORT",
                     help="measure nothing: summarise a recorded compare_perf.json again with "
                          "today's rules, into --out")
+    ap.add_argument("--a-a", type=Path, default=None, metavar="REPORT",
+                    help="with --reread: a --same-tool report of the same host; a pair not "
+                         "shown to agree whose peer was not shown to agree with itself either "
+                         "reads host-limited")
     args = ap.parse_args()
     if args.reread is not None:
         if not args.reread.is_file():
             print(f"compare_perf: no such report: {args.reread}", file=sys.stderr)
             return 2
         args.out.mkdir(parents=True, exist_ok=True)
-        reread(args.reread, args.out)
+        if args.a_a is not None and not args.a_a.is_file():
+            print(f"compare_perf: no such report: {args.a_a}", file=sys.stderr)
+            return 2
+        reread(args.reread, args.out, args.a_a)
         return 0
     if args.rounds < 2:
         print("compare_perf: --rounds must be at least 2", file=sys.stderr)

@@ -284,3 +284,46 @@ def test_an_a_a_run_pairs_each_peer_command_with_itself_once():
     assert all(p.explained == "" and p.explained_by == "" for p in aa)
     assert aa[1].min_rounds_rel_ci == 0.05 and aa[0].tool == "lmbench3"
     assert aa[0].ours() == aa[0].theirs() == 1.0 and calls == ["sig", "sig"]
+
+
+def test_a_pair_whose_peer_does_not_agree_with_itself_is_host_limited():
+    """A pair not shown to agree reads host-limited when the peer's own A/A
+    pair was not shown to agree either; a peer that agrees with itself
+    leaves the pair unexplained; a written explanation or an agreeing
+    variant still comes first."""
+    band = compare_perf.AGREE_BAND
+    wide = compare_perf.paired_ratio([0.8, 1.2, 1.0, 0.85, 1.15], [1.0] * 5, band=band)
+    tight = compare_perf.paired_ratio([1.0, 1.01, 0.99, 1.0, 1.0], [1.0] * 5, band=band)
+    assert compare_perf.agreement(wide, "", None, wide) == "host-limited"
+    assert compare_perf.agreement(wide, "", None, tight) == "differ-unexplained"
+    assert compare_perf.agreement(wide, "timed differently", None, wide) == "differ-explained"
+    assert compare_perf.agreement(wide, "", tight, wide) == "differ-explained"
+    assert compare_perf.agreement(tight, "", None, wide) == "agree"
+    # a ratio shown to lie outside the band is a difference, whatever the host
+    far = compare_perf.paired_ratio([1.3, 1.31, 1.29, 1.3, 1.32], [1.0] * 5, band=band)
+    assert compare_perf.agreement(far, "", None, wide) == "differ-unexplained"
+
+
+def test_a_recorded_run_is_reread_beside_its_hosts_a_a_run(tmp_path):
+    """--reread REPORT --a-a AA: the EPYC all-pairs run beside the same
+    day's A/A run; each pair carries its peer's A/A summary and only pairs
+    whose peer failed to agree with itself become host-limited."""
+    docs = Path(__file__).resolve().parents[1] / "docs/peers"
+    aa = json.loads((docs / "epyc-2026-11-27-a-a.json").read_text())
+    assert aa["same_tool"]
+    by_cmd = {v["other"]: v for v in aa["pairs"].values()}
+    new = compare_perf.reread(docs / "epyc-2026-11-27-all-pairs.json", tmp_path,
+                              docs / "epyc-2026-11-27-a-a.json")
+    limited = [v for v in new["pairs"].values() if v["agreement"] == "host-limited"]
+    assert limited
+    for v in new["pairs"].values():
+        peer = by_cmd.get(v["other"])
+        assert (v.get("peer_a_a") is not None) == (peer is not None)
+        if v["agreement"] == "host-limited":
+            assert not v["equivalent"] and not peer["equivalent"]
+            assert v["ci_low"] <= compare_perf.AGREE_BAND[1] and v["ci_high"] >= compare_perf.AGREE_BAND[0]
+        if v["agreement"] == "differ-unexplained" and peer is not None and not peer["equivalent"]:
+            assert v["ci_low"] > compare_perf.AGREE_BAND[1] or v["ci_high"] < compare_perf.AGREE_BAND[0]
+    with pytest.raises(SystemExit, match="not a --same-tool"):
+        compare_perf.reread(docs / "epyc-2026-11-27-all-pairs.json", tmp_path,
+                            docs / "epyc-2026-11-27-all-pairs.json")
