@@ -8,10 +8,11 @@ Two readings, each where it can see the ways:
   A first-level cache's set index lies inside the page (it is virtually
   indexed, and a way is at most a page), so all N lines share one set: the
   ring stays in L1 while N <= ways and leaves it at N = ways + 1, whatever
-  the replacement policy.  Its lap is a few dozen loads, too short for a
-  neighbour on the core to disturb.  A point that stays in L1 proves the
-  ways; a miss may have been slowed, so the reading is the largest N that
-  hits and the first N above it that misses.
+  the replacement policy.  Its lap is a few dozen loads, yet a thread on
+  the core's other hyperthread, which shares the L1, can evict its lines in
+  some samples.  A sample that stays in L1 proves the ways; a miss may have
+  been slowed, so the reading is the largest N whose fastest sample hits
+  and the first N above it that misses.
 * **The random walk's shape** (:func:`ways_from_walk`): above the first
   level the set index comes from the physical page, and the walk's
   transition spreads with the page colours, C / (ways x page): the fit's
@@ -32,6 +33,7 @@ import numpy as np
 import pandas as pd
 
 from benchlib.memory.hierarchy import Associativity, Level
+from benchlib.memory.segments import fastest_samples
 
 #: The page the same-set chase's lines are apart (and the largest way of a
 #: first-level cache: its index lies inside the page).
@@ -47,8 +49,12 @@ def same_set_curve(latency: pd.DataFrame, page: int = PAGE_BYTES) -> pd.DataFram
     """The same-set chase's points in a latency table (rows of pattern
     same_set where there are any, else every row at stride_bytes = ``page``
     in any order; at most MAX_SET_LINES lines): lines, and the
-    fastest latency measured at that count (a neighbour only slows a
-    point); None when there are none."""
+    fastest latency measured at that count, the fastest sample where the
+    table has it (:func:`.segments.fastest_samples`: a thread on the core's
+    other hyperthread shares the L1 and evicts lines of the full set in
+    some samples; on the EPYC guest, memruns4/q4: 8 lines one page apart,
+    median 2.6 ns, fastest sample 1.4 ns, an L1 hit, had read as 7 ways and
+    a 28 KiB L1); None when there are none."""
     if "stride_bytes" not in latency:
         return None
     d = latency[pd.to_numeric(latency["stride_bytes"], errors="coerce") == page]
@@ -57,7 +63,7 @@ def same_set_curve(latency: pd.DataFrame, page: int = PAGE_BYTES) -> pd.DataFram
     if d.empty:
         return None
     lines = (d["size_bytes"].astype(float) // page).astype(int)
-    d = d.assign(lines=lines)[(lines >= 2) & (lines <= MAX_SET_LINES)]
+    d = fastest_samples(d).assign(lines=lines)[(lines >= 2) & (lines <= MAX_SET_LINES)]
     if d.empty:
         return None
     return (d.groupby("lines", as_index=False)["latency_ns"].min()

@@ -42,7 +42,8 @@ from benchlib.memory.line_tlb import (compare_with_reported, fit_tlb, line_size_
                                       reconcile_line_sizes)
 from benchlib.memory.hierarchy import Associativity, Level, MemoryFit, Revisit
 from benchlib.memory.kept import Kept
-from benchlib.memory.segments import _local_sigma, _median_by, _noise_sigma, check_columns
+from benchlib.memory.segments import (_local_sigma, _median_by, _noise_sigma, check_columns,
+                                      fastest_samples)
 from benchlib.memory.stride import access_model, fit_stride_chase
 from benchlib.memory.synthetic import synthetic_curve
 from benchlib.memory.walk import refit_with_walk
@@ -98,9 +99,9 @@ def fit_memory(data: MemoryData | pd.DataFrame, *, clock_ghz: float | None = Non
             check_columns(w, ["size_bytes", "latency_cycles"])
             w = pd.DataFrame({"size_bytes": w["size_bytes"],
                               "latency_ns": w["latency_cycles"] / clock,
-                              **{c: data.walk[c] for c in ("min", "median") if c in data.walk}})
+                              **_fastest_on_cycles(data.walk, clock)})
         guest = bool((data.machine or {}).get("virtualized"))
-        fit = refit_with_walk(fit, _fastest_samples(w), small_pages=fit.tlb_removed or guest)
+        fit = refit_with_walk(fit, fastest_samples(w), small_pages=fit.tlb_removed or guest)
         if guest:
             fit = one_shared_last_level(fit)
     passes = (_last_level_per_pass(data.ring_passes, clock if on_cycles else None, fit)
@@ -161,10 +162,13 @@ def _column_clock(latency: pd.DataFrame) -> float | None:
 
 def _on_cycles(data: MemoryData, clock: float):
     """The latency, pairs, TLB and stride tables with every latency as
-    cycles / clock (where a table carries cycles)."""
+    cycles / clock (where a table carries cycles); the latency table keeps
+    its fastest and median samples in that unit (:func:`_fastest_on_cycles`:
+    the same-set chase reads its fastest sample)."""
     lat = data.latency
     keep = [c for c in ("size_bytes", "stride_bytes", "pattern", "huge_pages") if c in lat]
-    lat = lat[keep].assign(latency_ns=lat["latency_cycles"] / clock)
+    lat = lat[keep].assign(latency_ns=lat["latency_cycles"] / clock,
+                           **_fastest_on_cycles(lat, clock))
     p = data.pairs
     if p is not None and "latency_cycles" in p:
         p = p[["distance_bytes"]].assign(latency_ns=p["latency_cycles"] / clock)
@@ -372,17 +376,27 @@ def _measured_latencies(fit: MemoryFit, latency: pd.DataFrame, clock: float) -> 
     return replace(fit, levels=tuple(levels), notes=fit.notes + (note,))
 
 
-def _fastest_samples(walk: pd.DataFrame) -> pd.DataFrame:
-    """The walk's points at their fastest sample (``min`` over ``median``
-    times the latency, where the table has both): a neighbour on the core
-    slows a walk's samples by up to 2x within one point, and never speeds
-    one, so the fastest is the nearest to what the cache alone does."""
-    if not {"min", "median"} <= set(walk.columns):
-        return walk
-    ratio = pd.to_numeric(walk["min"], errors="coerce") / pd.to_numeric(walk["median"],
-                                                                         errors="coerce")
-    ok = ratio.between(0.3, 1.0)
-    return walk.assign(latency_ns=walk["latency_ns"] * ratio.where(ok, 1.0))
+def _fastest_on_cycles(table: pd.DataFrame, clock: float) -> dict:
+    """A table's fastest and median samples (``min``, ``median``) in the
+    unit of its latency on cycles (``latency_cycles / clock``), for
+    :func:`.segments.fastest_samples`: the fastest sample in cycles (its nanoseconds
+    times the clock the point ran at, ``min * clock_ghz / clock``: each
+    sample's cycles are its nanoseconds times its clock probe's) and the
+    median sample's cycles.  Their ratio is then what the neighbours added
+    that the cycles do not already take out.  The ratio of the nanosecond
+    columns alone, applied to the cycles, takes a slow vCPU speed out twice:
+    on the EPYC guest (two speeds 2x apart), a point whose samples ran at
+    both read below an L2 hit (memruns4/q3 at 431 KiB: 3.7 ns where the
+    fastest sample took 5.1 ns), and six such points of 33 made a
+    spurious level of memruns4/q4 and left q3's walk without a capacity.
+    Where the fastest sample in cycles reads slower than the median's (the
+    median sample ran at a faster clock), the median's stands.  The
+    table's own columns where it lacks clock_ghz or latency_cycles."""
+    if not {"min", "clock_ghz", "latency_cycles"} <= set(table.columns):
+        return {c: table[c] for c in ("min", "median") if c in table}
+    return {"min": pd.to_numeric(table["min"], errors="coerce")
+            * pd.to_numeric(table["clock_ghz"], errors="coerce") / clock,
+            "median": pd.to_numeric(table["latency_cycles"], errors="coerce") / clock}
 
 
 # ------------------------------------------------------------ each pass alone

@@ -228,3 +228,23 @@ def test_on_a_guest_the_caches_past_the_walk_are_one_shared_level():
     # no level the walk fitted: no reach to speak of, nothing merged
     bare = _replace(fit, levels=tuple(_replace(lv, walk=None) for lv in levels))
     assert one_shared_last_level(bare) is bare
+
+
+def test_the_walk_s_fastest_sample_takes_a_slow_vcpu_speed_out_once():
+    """A walk point whose samples ran at a guest's two speeds (recorded on
+    the EPYC guest, memruns4/q3 at 431 KiB: median 7.68 ns, fastest 5.11 ns,
+    median cycles 17.96 at 3.24 GHz): its cycles already take the slow speed
+    out, so the fastest sample reads its own 5.11 ns, not the cycles times
+    the nanoseconds' fastest-to-median ratio (3.7 ns, below an L2 hit).  A
+    point at one speed reads its fastest sample either way."""
+    from benchlib.memory.fit import _fastest_on_cycles
+    from benchlib.memory.segments import fastest_samples
+    walk = pd.DataFrame({"size_bytes": [431 * K, 279 * K], "min": [5.11, 4.11],
+                         "median": [7.68, 4.12], "latency_cycles": [17.96, 13.36],
+                         "clock_ghz": [3.24, 3.24]})
+    clock = 3.24
+    w = pd.DataFrame({"size_bytes": walk["size_bytes"],
+                      "latency_ns": walk["latency_cycles"] / clock,
+                      **_fastest_on_cycles(walk, clock)})
+    got = fastest_samples(w)["latency_ns"].to_numpy()
+    assert got == pytest.approx([5.11, 4.11], rel=0.01)
