@@ -50,6 +50,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
+from scipy.stats import t as student_t
 
 from benchlib.memory.cache_model import Transition, kept_fraction
 from benchlib.memory.hierarchy import Level
@@ -109,11 +110,11 @@ class StrideFit:
     stride_used: int = 0
 
 
-def _profile(data, fixed, k, grid, coarse=False, passes=3, shapes=None):
+def _profile(data, fixed, k, grid, coarse=False, passes=3, shapes=None, per_stride=False):
     """Level k's deviance over capacities ``grid`` for every shape (or
     ``shapes``), the others held at ``fixed`` [(size, ways, page,
     policy)]: {(ways, page, policy): (G,)}, page None where the shape is
-    sharp over the whole grid."""
+    sharp over the whole grid (``per_stride``: each stride's, (G, S))."""
     others = [data.fixed_kept(f) if j != k else None for j, f in enumerate(fixed)]
     best = {}
     seen = set()
@@ -128,8 +129,8 @@ def _profile(data, fixed, k, grid, coarse=False, passes=3, shapes=None):
         H = [hk if j == k else others[j] for j in range(len(fixed))]
         cols = [_colours(grid, ways, None if sharp else page) if j == k else
                 _colours(*fixed[j][:3]).reshape(1) for j in range(len(fixed))]
-        dev, _, _ = _solve(data, _nest(H), passes, cols)
-        best[(ways, None if sharp else page, policy)] = dev
+        dev, _, dev_s = _solve(data, _nest(H), passes, cols)
+        best[(ways, None if sharp else page, policy)] = dev_s if per_stride else dev
     return best
 
 
@@ -242,12 +243,13 @@ def _interval(data, fixed, k, widen):
     near = {key for key, v in rough.items()
             if float(v.min()) <= floor + 2 * DELTA_CHI2 * widen * max(1.0, 4.0 / MISFIT_WIDEN)}
     grid = _grid(lo_g, hi_g, GRID_PER_OCTAVE)
-    best = _profile(data, fixed, k, grid, shapes=[
+    best = _profile(data, fixed, k, grid, per_stride=True, shapes=[
         sh for sh in every
         if (sh[0], None if sh[1] is None or sh[1] * sh[0] >= hi_g or hi_g <= RANDOM_MIN_BYTES
                    else sh[1], sh[2]) in near])
     keys = list(best)
-    allchi = np.array([best[s] for s in keys]) / widen
+    per_s = np.array([best[s] for s in keys])                 # (shapes, G, S)
+    allchi = per_s.sum(axis=2) / widen
     prof = allchi.min(axis=0)
     i = int(np.argmin(prof))
     ok = prof <= prof[i] + DELTA_CHI2
@@ -257,8 +259,7 @@ def _interval(data, fixed, k, widen):
     while hi + 1 < len(grid) and ok[hi + 1]:
         hi += 1
     fits = [keys[j] for j in range(len(keys)) if allchi[j, i] <= prof[i] + DELTA_CHI2]
-    flat_b = np.nonzero(prof[lo:hi + 1] <= prof[i] + 1e-6 * max(1.0, prof[i]))[0] + lo
-    size = float(2.0 ** np.mean(np.log2(grid[[flat_b.min(), flat_b.max()]])))
+    size = _bottom(grid, prof)
     ways, page, policy = keys[int(np.argmin(allchi[:, i]))]
     size_lo, size_hi = float(grid[lo]), float(grid[hi])
     sharp = all(pg is None or size / wy <= pg for wy, pg, _ in fits)
@@ -269,6 +270,24 @@ def _interval(data, fixed, k, widen):
             size_lo = min(size_lo, float(below.max()))
         if len(above):
             size_hi = max(size_hi, float(above.min()))
+    # each stride is its own run (its own placement of the array on random
+    # pages, its own prefetcher's hiding, its own drift): the capacity read
+    # with each stride left out (shapes free) spreads as the runs do, which
+    # the profile (one run's points read as independent) does not see.  The
+    # jackknife's t interval about the estimate, where wider, within the
+    # level's room; its scale from the median absolute deviation (the
+    # capacity is an argmin over a grid: one stride's leaving can move it
+    # to another local minimum, which a standard deviation of S values
+    # would take whole)
+    S = per_s.shape[2]
+    if S >= 3:
+        loo = np.array([math.log(_bottom(grid, (per_s.sum(axis=2) - per_s[:, :, j]).min(axis=0)))
+                        for j in range(S)])
+        se = math.sqrt(S - 1) * 1.4826 * float(np.median(np.abs(loo - np.median(loo))))
+        if se > 0:
+            t = float(student_t.ppf(0.975, S - 1))
+            size_lo = max(min(size_lo, size * math.exp(-t * se)), lo_r)
+            size_hi = min(max(size_hi, size * math.exp(t * se)), hi_r)
     # never narrower than the capacity grid's own step either side
     size_lo = min(size_lo, size / 2.0 ** (1 / GRID_PER_OCTAVE))
     size_hi = max(size_hi, size * 2.0 ** (1 / GRID_PER_OCTAVE))
@@ -280,6 +299,20 @@ def _interval(data, fixed, k, widen):
         gradual=page is not None and size / ways >= 2 * page, chi2=float(prof[i] * widen),
         n_points=data.n, deviance=float(prof[i] * widen))
     return level, t
+
+
+def _bottom(grid, prof):
+    """The capacity a profile ``prof`` over ``grid`` puts a level at: its
+    minimum, or the middle of a flat bottom (a sharp step between two
+    measured sizes)."""
+    i = int(np.argmin(prof))
+    flat = prof <= prof[i] + 1e-6 * max(1.0, abs(float(prof[i])))
+    lo = hi = i
+    while lo > 0 and flat[lo - 1]:
+        lo -= 1
+    while hi + 1 < len(grid) and flat[hi + 1]:
+        hi += 1
+    return float(2.0 ** np.mean(np.log2(grid[[lo, hi]])))
 
 
 def _select(data, kind):
