@@ -193,6 +193,18 @@ def _new_level(data, fixed):
     return sorted(out, key=lambda t: t[0])
 
 
+def _comes_and_goes(step) -> bool:
+    """Whether a level's step ratios (one per stride, smallest stride
+    first) come and go with the stride.  A prefetcher follows small strides
+    and hides a level there, never at a larger stride than one that shows
+    it (nor does a line's dilution below the line): a cache's step, once
+    shown, is shown at every larger stride; a step that comes and goes is
+    each run's own placement of the array (its pages' colour clashes, a
+    different one per stride), not a cache."""
+    shown = np.asarray(step) >= HIDDEN_RATIO
+    return bool(shown.any() and not shown[int(np.argmax(shown)):].all())
+
+
 def _accepts(data, trial, k, dev_cur, cur_s):
     """Whether the curves need level k of ``trial``: its BIC over the whole
     figure (capacity, shape and one step per stride, scaled by the misfit),
@@ -218,6 +230,8 @@ def _accepts(data, trial, k, dev_cur, cur_s):
         ok_votes = votes >= 0.75 * (S - first)
     small = np.array(data.strides) < TLB_STRIDE
     if small.any() and not small.all() and not (need & small).any():
+        ok_votes = False
+    if _comes_and_goes(step):
         ok_votes = False
     ok = (dev_cur - dev_t >= (2 + S) * math.log(data.n) * red
           and votes > 0 and float(np.max(step[need])) >= MIN_STEP and ok_votes)
@@ -388,17 +402,28 @@ def fit_stride_chase(df: pd.DataFrame, line_bytes: int | None = None
         data.sig = data.sig * np.sqrt(np.maximum(1.0, red_s))[:, None]
         data._fixed.clear()
         fixed = _refine(data, fixed)
-    dev_all, coefs, _ = _dev_of(data, fixed)
-    K = len(fixed)
-    p = S * (K + 1) + 2 * K
-    red = dev_all / max(data.n - p, 1)
-    widen = max(1.0, red) * MISFIT_WIDEN
+    while True:
+        dev_all, coefs, _ = _dev_of(data, fixed)
+        K = len(fixed)
+        p = S * (K + 1) + 2 * K
+        red = dev_all / max(data.n - p, 1)
+        widen = max(1.0, red) * MISFIT_WIDEN
+        trans = []
+        for k in range(K):
+            fixed[k], t = _interval(data, fixed, k, widen)
+            trans.append(t)
+        dev_all, coefs, _ = _dev_of(data, fixed)
+        # refined and given its best shape, a level may have become one
+        # whose step comes and goes with the stride (:func:`_comes_and_goes`):
+        # the first such dropped, the rest refined again, until none is
+        lat = np.cumsum(coefs, axis=-1)
+        bad = [k for k in range(K)
+               if _comes_and_goes(lat[:, k + 1] / np.maximum(lat[:, k], 1e-12))]
+        if not bad or K <= 1:
+            break
+        fixed = _refine(data, fixed[:bad[0]] + fixed[bad[0] + 1:], wide=True)
+        fixed = _refine(data, fixed)
     info = StrideFit(strides=sorted(curves), flat=sorted(flat), reduced_chi2=float(red))
-    trans = []
-    for k in range(K):
-        fixed[k], t = _interval(data, fixed, k, widen)
-        trans.append(t)
-    dev_all, coefs, _ = _dev_of(data, fixed)
     # the stride whose latencies the levels report: the smallest that shows
     # every level (no prefetcher hides any), else the one with the largest
     # total rise
