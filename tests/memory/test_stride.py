@@ -15,6 +15,7 @@ import cachesim as cs
 from benchlib.memory.cache_model import kept_fraction
 from benchlib.memory.curve_readers import read_curve_file, read_input
 from benchlib.memory.fit import fit_memory
+from benchlib.memory.stride import fit_stride_chase
 
 K, M = 1 << 10, 1 << 20
 EPYC = Path(__file__).parent / "data" / "lat_mem_rd_epyc"
@@ -182,6 +183,33 @@ def test_simulated_stride_figures_written_as_lat_mem_rd_text(tmp_path, name):
         assert lv.size_bytes_low <= truth <= lv.size_bytes_high
     if name == "zen3_like":
         assert fit.access_model["prefetch_hidden"]["L1"] == [16, 32, 64]
+
+
+def test_a_step_that_comes_and_goes_with_the_stride_is_no_cache():
+    # a prefetcher hides a level at small strides only: hidden below, shown
+    # above is a cache; shown, then gone at a larger stride, is a placement
+    from benchlib.memory.stride import _comes_and_goes
+    assert not _comes_and_goes([1.0, 1.02, 3.2, 3.2, 3.3])
+    assert not _comes_and_goes([1.0, 1.0, 1.0])
+    assert _comes_and_goes([1.96, 1.77, 1.04, 1.12, 1.49, 1.0])
+    assert _comes_and_goes([1.0, 1.6, 1.0, 1.6])
+
+
+@pytest.mark.parametrize("name", ["supersparc_1m", "indy_r4400"])
+def test_a_direct_mapped_board_cache_on_random_pages_is_one_level(name):
+    # one placement of the array per stride: each curve a staircase of its
+    # pages' colour clashes, at different sizes in different strides; no
+    # level is added for them, the board within 10 % and its interval
+    # holding it (the fit of bench/memory_coverage.py, seed 1)
+    m = next(x for x in cs.NINETIES if x.name == name)
+    df = cs.stride_figure(m, (16, 32, 64, 128, 256, 512), max_bytes=int(4 * max(m.truth_sizes())),
+                          seed=100)
+    levels, _, _ = fit_stride_chase(df, line_bytes=m.line_bytes)
+    caches = [lv for lv in levels if lv.size_bytes]
+    assert len(caches) == 2
+    board = caches[1]
+    assert board.size_bytes == pytest.approx(m.truth_sizes()[1], rel=0.10)
+    assert board.size_bytes_low <= m.truth_sizes()[1] <= board.size_bytes_high
 
 
 def test_a_table_with_random_rows_stays_on_the_ring():
