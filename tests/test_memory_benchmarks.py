@@ -136,3 +136,25 @@ def test_bandwidth_counting_modes():
     dense = {**p, "stride_bytes": 8}
     assert _bandwidth_mb_s(ns, {**dense, "counting": "buffer"}) == \
         pytest.approx(_bandwidth_mb_s(ns, {**dense, "counting": "once"}))
+
+
+def test_memory_over_time_records_each_size_at_each_repeat(tmp_path):
+    # bench/memory_over_time.py: structure only (sizes x repeats readings,
+    # times rising), and a clear error for a size it cannot read
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+    script = Path(__file__).resolve().parents[1] / "bench" / "memory_over_time.py"
+    out = tmp_path / "t.json"
+    r = subprocess.run([sys.executable, str(script), "--sizes", "16K", "64K", "--repeats", "2",
+                        "--profile", "smoke", "--out", str(out)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    rows = json.loads(out.read_text())
+    assert [x["size_bytes"] for x in rows] == [16384, 65536] * 2
+    assert all(x["fastest_ns"] <= x["median_ns"] for x in rows)
+    assert [x["t_s"] for x in rows] == sorted(x["t_s"] for x in rows)
+    bad = subprocess.run([sys.executable, str(script), "--sizes", "10Q"], capture_output=True,
+                         text=True)
+    assert bad.returncode == 2 and "cannot read '10Q'" in bad.stderr
+    assert "Traceback" not in bad.stderr
