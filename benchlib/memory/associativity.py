@@ -52,7 +52,7 @@ def same_set_curve(latency: pd.DataFrame, page: int = PAGE_BYTES) -> pd.DataFram
     fastest latency measured at that count, the fastest sample where the
     table has it (:func:`.segments.fastest_samples`: a thread on the core's
     other hyperthread shares the L1 and evicts lines of the full set in
-    some samples; on the EPYC guest, memruns4/q4: 8 lines one page apart,
+    some samples; on the EPYC guest, tests/memory/data/live_epyc/m4q4: 8 lines one page apart,
     median 2.6 ns, fastest sample 1.4 ns, an L1 hit, had read as 7 ways and
     a 28 KiB L1); None when there are none."""
     if "stride_bytes" not in latency:

@@ -386,9 +386,9 @@ def _fastest_on_cycles(table: pd.DataFrame, clock: float) -> dict:
     that the cycles do not already take out.  The ratio of the nanosecond
     columns alone, applied to the cycles, takes a slow vCPU speed out twice:
     on the EPYC guest (two speeds 2x apart), a point whose samples ran at
-    both read below an L2 hit (memruns4/q3 at 431 KiB: 3.7 ns where the
+    both read below an L2 hit (tests/memory/data/live_epyc/m4q3 at 431 KiB: 3.7 ns where the
     fastest sample took 5.1 ns), and six such points of 33 made a
-    spurious level of memruns4/q4 and left q3's walk without a capacity.
+    spurious level of m4q4 and left q3's walk without a capacity.
     Where the fastest sample in cycles reads slower than the median's (the
     median sample ran at a faster clock), the median's stands.  The
     table's own columns where it lacks clock_ghz or latency_cycles."""
