@@ -55,11 +55,9 @@ if [ "$want" != "$have" ] || ! "$py" -c 'import benchlib._cbench' 2>/dev/null; t
   echo "==> installing benchlib and its notebook, test and fleet dependencies (log: install.log)"
   # pip and the build backend print notices that are not ours (an editable
   # install's advice, the machine's index settings): they go to the log,
-  # which is shown only if the install fails.  --no-compile: pip would
-  # byte-compile every module of every dependency (half of the install's
-  # minute on the 2-vCPU VM); Python compiles the ones a run imports, once.
+  # which is shown only if the install fails.
   if ! { "$py" -m pip install --quiet --upgrade pip &&
-         "$py" -m pip install --quiet --no-compile -e ".[notebooks,test,fleet]" &&
+         "$py" -m pip install --quiet -e ".[notebooks,test,fleet]" &&
          "$py" -m ipykernel install --sys-prefix --name benchlib --display-name "Python (benchlib)"; \
        } >install.log 2>&1; then
     cat install.log >&2
