@@ -19,6 +19,8 @@ import sys
 import time
 from pathlib import Path
 
+import pandas as pd
+
 from benchlib.errors import BenchlibError
 from benchlib.memory.curve_readers import read_input
 from benchlib.memory.fit import fit_memory
@@ -58,8 +60,7 @@ def row(d: Path) -> dict:
     for k, name in enumerate(("L1", "L2")):
         lv = caches[k] if k < len(caches) else None
         r = by_level.get(name)
-        if lv is None or lv.name != name or r is None or r["reported_size_bytes"] != \
-                r["reported_size_bytes"]:
+        if lv is None or lv.name != name or r is None or pd.isna(r["reported_size_bytes"]):
             out[name], out[name + "_ok"], out[name + "_ways_ok"] = "missing", False, False
             continue
         size = r["reported_size_bytes"]
@@ -69,9 +70,9 @@ def row(d: Path) -> dict:
                      + ("" if r["reported_in_interval"] else " !cov"))
         out[name + "_ok"] = abs(err) <= 0.05
         fw, rw = r["fitted_ways"], r["reported_ways"]
-        identified = fw is not None and fw == fw
+        identified = not pd.isna(fw)
         out[name + "_ways"] = f"{fw:.0f}" if identified else "n.i."
-        out[name + "_ways_ok"] = not identified or rw != rw or abs(fw - rw) <= 1
+        out[name + "_ways_ok"] = not identified or pd.isna(rw) or abs(fw - rw) <= 1
         if name == "L2":
             out["L2_from"] = "walk" if lv.walk is not None else "ring"
     out["beyond"] = ", ".join(f"{lv.size_bytes / KiB:.0f}K" for lv in caches[2:])

@@ -272,7 +272,8 @@ def _interval(data, fixed, k, widen):
                    else sh[1], sh[2]) in near])
     keys = list(best)
     per_s = np.array([best[s] for s in keys])                 # (shapes, G, S)
-    allchi = per_s.sum(axis=2) / widen
+    total = per_s.sum(axis=2)                                 # (shapes, G)
+    allchi = total / widen
     prof = allchi.min(axis=0)
     i = int(np.argmin(prof))
     ok = prof <= prof[i] + DELTA_CHI2
@@ -304,7 +305,7 @@ def _interval(data, fixed, k, widen):
     # would take whole)
     S = per_s.shape[2]
     if S >= 3:
-        loo = np.array([math.log(_bottom(grid, (per_s.sum(axis=2) - per_s[:, :, j]).min(axis=0)))
+        loo = np.array([math.log(_bottom(grid, (total - per_s[:, :, j]).min(axis=0)))
                         for j in range(S)])
         se = math.sqrt(S - 1) * 1.4826 * float(np.median(np.abs(loo - np.median(loo))))
         if se > 0:
