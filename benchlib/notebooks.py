@@ -6,11 +6,14 @@ test suite, so both run them the same way.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime as _dt
 import json
 import re
+import shutil
 import socket
 import sys
+import tempfile
 import time
 import traceback
 from pathlib import Path
@@ -40,11 +43,14 @@ def declared_parameters(nb: Path) -> set[str]:
     return set()
 
 
-def run_notebook(nb: Path, out_dir: Path, profile: str, **parameters) -> Path:
+def run_notebook(nb: Path, out_dir: Path, profile: str, *, cell_timeout: float | None = None,
+                 **parameters) -> Path:
     """Execute one notebook; the executed copy and its figures/CSVs go to
     out_dir.  A notebook that reads a results store (it declares
     ``results_dir``) is given out_dir, the run's own results, unless
-    ``parameters`` say otherwise.  Raises papermill's
+    ``parameters`` say otherwise.  ``cell_timeout`` (seconds) fails a cell
+    that runs longer instead of waiting for ever (the tests set it; a full
+    reproduction has cells of many minutes).  Raises papermill's
     PapermillExecutionError on failure (the executed copy, with the failing
     cell, is still written)."""
     import papermill as pm
@@ -53,21 +59,32 @@ def run_notebook(nb: Path, out_dir: Path, profile: str, **parameters) -> Path:
         parameters.setdefault("results_dir", str(out_dir))
     out_dir.mkdir(parents=True, exist_ok=True)
     executed = out_dir / nb.name
-    pm.execute_notebook(
-        str(nb), str(executed), kernel_name=kernel_name(), cwd=str(nb.parent),
-        parameters={"profile": profile, "output_dir": str(out_dir / nb.stem), **parameters},
-        progress_bar=False, config=_kernel_config(),
-    )
+    with _kernel_config() as config:
+        pm.execute_notebook(
+            str(nb), str(executed), kernel_name=kernel_name(), cwd=str(nb.parent),
+            parameters={"profile": profile, "output_dir": str(out_dir / nb.stem), **parameters},
+            progress_bar=False, config=config, execution_timeout=cell_timeout,
+        )
     return executed
 
 
+@contextlib.contextmanager
 def _kernel_config():
-    """Talk to the kernel over Unix sockets (in Jupyter's runtime dir): the
-    kernel warns about every unencrypted TCP connection, and a local run
-    has no need of TCP."""
+    """Talk to the kernel over Unix sockets in a directory of its own,
+    removed afterwards.  Unix sockets because the kernel warns about every
+    unencrypted TCP connection and a local run has no need of TCP; a
+    directory of its own because jupyter_client's default socket name is
+    ``kernel-ipc-1``, ``-2``, ... relative to the working directory, so two
+    kernels started at once in one directory (two test workers running
+    notebooks from notebooks/) bind the same sockets and take each other's
+    messages: a kernel that never answers, or a cell that never ends."""
     from traitlets.config import Config
 
-    return Config({"KernelManager": {"transport": "ipc"}})
+    where = tempfile.mkdtemp(prefix="benchlib-kernel-")
+    try:
+        yield Config({"KernelManager": {"transport": "ipc", "ip": str(Path(where) / "kernel")}})
+    finally:
+        shutil.rmtree(where, ignore_errors=True)
 
 
 def _write_run_file(out: Path, record: dict) -> None:

@@ -10,6 +10,9 @@ from benchlib.notebooks import notebooks, run_notebook
 
 NOTEBOOKS = notebooks()
 PROFILE = os.environ.get("BENCHLIB_NOTEBOOK_PROFILE", "smoke")
+# A cell that hangs fails the test instead of stalling the suite; a smoke
+# cell takes seconds, a quick one under a minute.
+CELL_TIMEOUT = 600
 
 
 def test_there_are_notebooks():
@@ -30,7 +33,7 @@ def test_committed_clean_with_parameters(nb):
 @pytest.mark.notebook
 @pytest.mark.parametrize("nb", NOTEBOOKS, ids=[n.stem for n in NOTEBOOKS])
 def test_runs_under_papermill(nb, tmp_path):
-    executed = run_notebook(nb, tmp_path, PROFILE)
+    executed = run_notebook(nb, tmp_path, PROFILE, cell_timeout=CELL_TIMEOUT)
     book = nbformat.read(executed, as_version=4)
     errors = [o for c in book.cells if c.cell_type == "code" for o in c.outputs
               if o.output_type == "error"]
