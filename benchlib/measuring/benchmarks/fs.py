@@ -87,7 +87,7 @@ register(Benchmark(
     counts="file bytes read and summed per second, MB = 10^6 bytes",
     params=(Param("method", "choice", "read", "read: read() into one buffer, then sum it; "
                   "mmap: map the file, sum it, unmap (each pass pays the mapping and its page "
-                  "faults); mmap_once: map once before the timing and only sum (lmbench3's "
+                  "faults, as lmbench3's bw_mmap_rd open2close); mmap_once: map once before the timing and only sum (lmbench3's "
                   "bw_mmap_rd mmap_only: memory read of the cached pages)",
                   choices=("read", "mmap", "mmap_once")),
             Param("file_bytes", "size", 64 << 20, "size of the file", min=4096, max=1 << 40),
