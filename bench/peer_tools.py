@@ -16,8 +16,27 @@ from typing import Callable
 
 import numpy as np
 
+from benchlib.units import parse_size
+
 BENCHLIB = [sys.executable, "-m", "benchlib.cli"]
 MiB = 1 << 20
+# benchlib's file_read/file_reread_bandwidth make their file in writes of
+# this many bytes unless told otherwise (their write_bytes parameter)
+FILE_WRITE_BYTES = 16 << 10
+
+
+def make_file(path: Path, size: int, write_bytes: int) -> None:
+    """The peer's file made afresh before every run, in writes of
+    write_bytes, as benchlib makes its own just before timing it: the page
+    cache keeps a file in folios as large as the writes that made it (ext4
+    and xfs on Linux 6.x), and a file made once and reused may have been
+    paged out in part between rounds (DAMON's pageout scheme) and read
+    back by readahead in other folios."""
+    path.unlink(missing_ok=True)
+    block = b"x" * min(write_bytes, size)
+    with open(path, "wb", buffering=0) as f:
+        for done in range(0, size, len(block)):
+            f.write(block[:size - done])
 FIO_FILE_BYTES = 64 * MiB
 ALIGN = 4096  # io_workload's offset alignment and O_DIRECT size rounding
 
@@ -88,17 +107,10 @@ class Tools:
         """lat_syscall open runs in the work folder, where foo is."""
         return lmbench_microseconds(self.lmbench_out(program, *args, cwd=self.workdir))
 
-    def lmbench_file_mb_s(self, program: str, path: Path, *args: str) -> float:
+    def lmbench_file_mb_s(self, program: str, path: Path, *args: str,
+                          write_bytes: int = FILE_WRITE_BYTES) -> float:
         if program.startswith(("bw_file", "bw_mmap")):
-            if not path.exists():
-                with open(path, "wb") as f:
-                    f.write(b"\0" * (64 * MiB))
-            # read it through before every run, as benchlib's reread makes its
-            # file just before: the file is made once and reused, and a kernel
-            # that pages out cold memory (DAMON's pageout scheme, machine info
-            # "damon") drops it between rounds, so the peer would reread part
-            # of it from the disk
-            subprocess.run(["cat", str(path)], stdout=subprocess.DEVNULL, check=True)
+            make_file(path, 64 * MiB, write_bytes)
         return self.lmbench_mb_s(program, *args)
 
     def lmbench_out(self, program: str, *args: str, cwd: Path | None = None) -> str:
@@ -385,6 +397,13 @@ LMBENCH_MB_S = [
      ("64m", "open2close", "FILE")),
     ("file_reread_bandwidth", ("method=mmap_once", "file_bytes=64M", "DIR"), "bw_mmap_rd",
      ("64m", "mmap_only", "FILE")),
+    # both files made by one 64 MiB write (large folios: a 2 MiB folio a
+    # fault), the peer's as benchlib's: the harness makes the peer's file as
+    # the pair's write_bytes says
+    ("file_reread_bandwidth", ("method=read", "file_bytes=64M", "write_bytes=64M", "DIR"),
+     "bw_file_rd", ("64m", "io_only", "FILE")),
+    ("file_reread_bandwidth", ("method=mmap", "file_bytes=64M", "write_bytes=64M", "DIR"),
+     "bw_mmap_rd", ("64m", "open2close", "FILE")),
 ]
 TARGET_REL_CI = 0.03  # benchlib's side of an lmbench3 pair: adaptive sampling to +-3 %
 BANDWIDTH_REL_CI = 0.05  # bandwidth pairs: rounds until the ratio is known to +-5 %
@@ -430,12 +449,17 @@ def lmbench_pairs(t: Tools) -> list[Pair]:
             "benchlib run context_switch " + " ".join(f"-p {p}" for p in params),
             f"lat_ctx -N 5 -s {kb} {n}"))
     for name, params, program, args, *variant in LMBENCH_MB_S:
+        written = next((parse_size(p.split("=", 1)[1]) for p in params
+                        if p.startswith("write_bytes=")), FILE_WRITE_BYTES)
         pairs.append(Pair(
             _label(name, params, program, args), "MB/s", ours(name, params),
-            lambda g=program, a=args: t.timed(lambda: t.lmbench_file_mb_s(g, lm_file, *args_of(a))),
+            lambda g=program, a=args, w=written: t.timed(
+                lambda: t.lmbench_file_mb_s(g, lm_file, *args_of(a), write_bytes=w)),
             "lmbench3",
             f"benchlib run {name} " + " ".join(f"-p {p}" for p in params if p != "DIR"),
-            f"{program} -N 5 {' '.join(args)}".rstrip(), min_rounds_rel_ci=BANDWIDTH_REL_CI,
+            f"{program} -N 5 {' '.join(args)}".rstrip()
+            + (f" (its file made afresh in {written}-byte writes)" if "FILE" in args else ""),
+            min_rounds_rel_ci=BANDWIDTH_REL_CI,
             explained_by=_label(name, variant[0], program, args) if variant else ""))
     return pairs
 

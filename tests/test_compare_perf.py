@@ -327,3 +327,37 @@ def test_a_recorded_run_is_reread_beside_its_hosts_a_a_run(tmp_path):
     with pytest.raises(SystemExit, match="not a --same-tool"):
         compare_perf.reread(docs / "epyc-2026-11-27-all-pairs.json", tmp_path,
                             docs / "epyc-2026-11-27-all-pairs.json")
+
+
+def test_the_peers_file_is_made_afresh_in_the_writes_of_benchlibs_side(tmp_path, monkeypatch):
+    """The page cache keeps a file in folios as large as the writes that
+    made it, so the peer's file is made as the pair's benchlib side makes
+    its own (write_bytes, default 16 KiB), before every run."""
+    from peer_tools import FILE_WRITE_BYTES, MiB, Tools, lmbench_pairs, make_file
+
+    f = tmp_path / "f.dat"
+    f.write_bytes(b"old")
+    make_file(f, 3 * 16384 + 5, 16384)
+    assert f.stat().st_size == 3 * 16384 + 5 and f.read_bytes()[:3] == b"xxx"
+
+    made = []
+
+    class FakeTools(Tools):
+        def timed(self, fn):
+            return fn()
+
+        def lmbench_mb_s(self, program, *args):
+            return 1.0
+
+    tools = FakeTools(0, tmp_path, lmbench=tmp_path)
+    import peer_tools
+    monkeypatch.setattr(peer_tools, "make_file", lambda path, size, w: made.append((path.name, size, w)))
+    pairs = [p for p in lmbench_pairs(tools) if "file_reread" in p.label]
+    for p in pairs:
+        p.theirs()
+    writes = {p.label: w for p, (_, _, w) in zip(pairs, made)}
+    assert all(size == 64 * MiB for _, size, _ in made) and len(made) == len(pairs)
+    for label, w in writes.items():
+        assert w == (64 * MiB if "write_bytes=64M" in label else FILE_WRITE_BYTES), label
+    assert any("open2close" in p.label and "method=mmap " in p.label for p in pairs)
+    assert all("writes)" in p.theirs_cmd for p in pairs)

@@ -64,6 +64,8 @@ def test_waiting_on_opens_of_a_regular_file(call):
     ("file_reread_bandwidth", {"file_bytes": "1M", "method": "read"}),
     ("file_reread_bandwidth", {"file_bytes": "1M", "method": "mmap"}),
     ("file_reread_bandwidth", {"file_bytes": "1M", "method": "mmap_once"}),
+    ("file_reread_bandwidth", {"file_bytes": "1M", "method": "mmap", "write_bytes": "1M"}),
+    ("file_read_bandwidth", {"file_bytes": "1M", "write_bytes": "4k"}),
     ("fs_latency", {"files": 20, "file_bytes": "1k"}),
     ("disk_io", {"file_bytes": "1M", "pattern": "random", "op": "write"}),
     ("disk_io", {"file_bytes": "1M", "direct": "no"}),
@@ -93,6 +95,16 @@ def test_a_file_is_not_a_directory(tmp_path):
     f.write_text("x")
     with pytest.raises(BenchlibError, match="not a directory"):
         benchlib.run("open_close_latency", directory=str(f), profile="smoke")
+
+
+def test_the_files_writes_are_a_parameter_recorded_with_the_result():
+    r = benchlib.run("file_reread_bandwidth", file_bytes="256k", write_bytes="64k",
+                     profile="smoke")
+    assert r.params["write_bytes"] == 64 << 10
+    assert benchlib.run("file_read_bandwidth", file_bytes="256k",
+                        profile="smoke").params["write_bytes"] == 16 << 10
+    with pytest.raises(BenchlibError, match="write_bytes"):
+        benchlib.run("file_reread_bandwidth", file_bytes="256k", write_bytes="1k", profile="smoke")
 
 
 def test_block_larger_than_file():

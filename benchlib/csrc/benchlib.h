@@ -109,20 +109,22 @@ int bl_select_latency(int pipes, int full, int call, int files, const bl_opts *o
  * "a/b/c/foo" (depth 4).  create_delete: create, write file_bytes, [fsync],
  * close, open, read, close, unlink [, fsync the directory].  file_read:
  * read a file_bytes file from the page cache in block_bytes reads into one
- * buffer; one iteration is one pass over the file. */
+ * buffer; one iteration is one pass over the file.  The file is made just
+ * before, in write() calls of write_bytes (its folios in the page cache). */
 int bl_open_close(const char *directory, int depth, const bl_opts *o, double *ns, double *ticks,
                   bl_info *info);
 int bl_create_delete(const char *directory, size_t file_bytes, int sync, const bl_opts *o,
                      double *ns, double *ticks, bl_info *info);
-int bl_file_read(const char *directory, size_t file_bytes, size_t block_bytes, const bl_opts *o,
-                 double *ns, double *ticks, bl_info *info);
+int bl_file_read(const char *directory, size_t file_bytes, size_t block_bytes, size_t write_bytes,
+                 const bl_opts *o, double *ns, double *ticks, bl_info *info);
 
 /* fs.c: reread a cached file of file_bytes and sum it, by read() in
  * block_bytes calls into one buffer (use_mmap 0), through a fresh mmap()
  * per pass (1), or through one mapping made before the timing (2).  One
- * iteration is one pass over the file. */
-int bl_file_reread(const char *directory, size_t file_bytes, size_t block_bytes, int use_mmap,
-                   const bl_opts *o, double *ns, double *ticks, bl_info *info);
+ * iteration is one pass over the file, made as bl_file_read's. */
+int bl_file_reread(const char *directory, size_t file_bytes, size_t block_bytes,
+                   size_t write_bytes, int use_mmap, const bl_opts *o, double *ns, double *ticks,
+                   bl_info *info);
 
 /* fs.c: create n_files files of file_bytes in one directory, then delete
  * them; `batches` times.  create_ns[b], delete_ns[b]: ns per file. */

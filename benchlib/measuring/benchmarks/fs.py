@@ -45,6 +45,20 @@ def _check_free_space(p: dict) -> None:
     check_free_space(p["file_bytes"], p["directory"], "file_bytes")
 
 
+# How the file is made is part of what is measured: a file system with large
+# folios (ext4 and xfs on Linux 6.x) keeps a file in the page cache in folios
+# up to as large as the writes that made it (to 2 MiB).  On an AMD EPYC guest
+# (Linux 6.18, ext4, 2026-11-27) a 64 MiB file written in 16 KiB writes was
+# read back by read() at 8.2-8.4 GB/s and through a fresh mapping at 7.2 GB/s;
+# written in one 64 MiB write, at 10.5-11.0 and 14.4 GB/s (the mapping then
+# takes one fault per 2 MiB).  docs/peers.md has the command.
+WRITE_BYTES = Param("write_bytes", "size", 16 << 10,
+                    "bytes per write() when the file is made, just before the timing (the page "
+                    "cache keeps it in folios as large as the writes, to 2 MiB, where the file "
+                    "system has large folios: the larger, the faster read() and mmap() read it)",
+                    min=4096, max=1 << 30)
+
+
 def _check_file_read(p: dict) -> None:
     _check_cpu(p["cpu"])
     if p["block_bytes"] > p["file_bytes"]:
@@ -62,12 +76,13 @@ register(Benchmark(
                   "the CPU caches)", min=4096, max=1 << 40),
             Param("block_bytes", "size", 16 << 10, "bytes per read() (the paper: 16 kbytes)",
                   min=1, max=1 << 30),
-            DIRECTORY, CPU),
+            WRITE_BYTES, DIRECTORY, CPU),
     measure=lambda p, o, ns, tk, info: no_extras(_lib().bl_file_read(
-        _encode(p["directory"]), p["file_bytes"], p["block_bytes"], o, ns, tk, info)),
+        _encode(p["directory"]), p["file_bytes"], p["block_bytes"], p["write_bytes"],
+        o, ns, tk, info)),
     to_unit=lambda ns, p: p["file_bytes"] / ns * 1e3,
     check=_check_file_read,
-    memory_bytes=lambda p: p["file_bytes"],
+    memory_bytes=lambda p: p["file_bytes"] + min(p["write_bytes"], p["file_bytes"]),
     extras=_fs_extras,
 ))
 
@@ -87,20 +102,21 @@ register(Benchmark(
     counts="file bytes read and summed per second, MB = 10^6 bytes",
     params=(Param("method", "choice", "read", "read: read() into one buffer, then sum it; "
                   "mmap: map the file, sum it, unmap (each pass pays the mapping and its page "
-                  "faults, as lmbench3's bw_mmap_rd open2close); mmap_once: map once before the timing and only sum (lmbench3's "
-                  "bw_mmap_rd mmap_only: memory read of the cached pages)",
+                  "faults, as lmbench3's bw_mmap_rd open2close); mmap_once: map once before "
+                  "the timing and only sum (lmbench3's bw_mmap_rd mmap_only: memory read of "
+                  "the cached pages)",
                   choices=("read", "mmap", "mmap_once")),
             Param("file_bytes", "size", 64 << 20, "size of the file", min=4096, max=1 << 40),
             Param("block_bytes", "size", 64 << 10, "bytes per read() (method=read)",
                   min=8, max=1 << 30),
-            DIRECTORY, CPU),
+            WRITE_BYTES, DIRECTORY, CPU),
     measure=lambda p, o, ns, tk, info: no_extras(_lib().bl_file_reread(
-        _encode(p["directory"]), p["file_bytes"], p["block_bytes"],
+        _encode(p["directory"]), p["file_bytes"], p["block_bytes"], p["write_bytes"],
         ("read", "mmap", "mmap_once").index(p["method"]),
         o, ns, tk, info)),
     to_unit=lambda ns, p: p["file_bytes"] / ns * 1e3,
     check=_check_reread,
-    memory_bytes=lambda p: p["file_bytes"],
+    memory_bytes=lambda p: p["file_bytes"] + min(p["write_bytes"], p["file_bytes"]),
     extras=_fs_extras,
 ))
 
