@@ -69,12 +69,10 @@ static int write_all(int fd, const char *buf, size_t len)
     return BL_OK;
 }
 
-/* Make a file of `bytes` in write() calls of write_bytes each.  How a file
- * is written is part of its state in the page cache: a file system with
- * large folios (ext4 and xfs on Linux 6.x) keeps each write's pages in
- * folios up to as large as the write (to 2 MiB), and reading the file back
- * costs fewer folio look-ups, and a mapping of it fewer faults, the larger
- * they are. */
+/* Make a file of `bytes` in write() calls of write_bytes each: a file system
+ * with large folios (ext4, xfs on Linux 6.x) caches each write's pages in
+ * folios up to as large as the write (to 2 MiB), and the larger they are, the
+ * fewer folio look-ups a read and the fewer faults a mapping of it takes. */
 static int make_file(int dirfd, const char *name, size_t bytes, size_t write_bytes)
 {
     int fd = openat(dirfd, name, O_CREAT | O_TRUNC | O_WRONLY | O_CLOEXEC, 0600);
