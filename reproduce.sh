@@ -56,8 +56,16 @@ if [ "$want" != "$have" ] || ! "$py" -c 'import benchlib._cbench' 2>/dev/null; t
   # pip and the build backend print notices that are not ours (an editable
   # install's advice, the machine's index settings): they go to the log,
   # which is shown only if the install fails.
+  # The build's requirements (pyproject.toml's [build-system]) go into the
+  # environment itself and the build runs there, not in a throwaway
+  # environment pip would make for it; modules are byte-compiled as they are
+  # first imported, not all up front (most installed modules are never
+  # imported by a run or by the tests): together, a fresh .venv in about
+  # half the time.
+  mapfile -t build_reqs < <("$py" -c 'import re; t = open("pyproject.toml").read(); print("\n".join(re.findall(r"\"([^\"]+)\"", re.search(r"^requires\s*=\s*\[(.*?)\]", t, re.M | re.S).group(1))))')
   if ! { "$py" -m pip install --quiet --upgrade pip &&
-         "$py" -m pip install --quiet -e ".[notebooks,test,fleet]" &&
+         "$py" -m pip install --quiet "${build_reqs[@]}" &&
+         "$py" -m pip install --quiet --no-build-isolation --no-compile -e ".[notebooks,test,fleet]" &&
          "$py" -m ipykernel install --sys-prefix --name benchlib --display-name "Python (benchlib)"; \
        } >install.log 2>&1; then
     cat install.log >&2
