@@ -23,10 +23,11 @@ def add_parser(sub) -> None:
 
 def cmd_fit_memory(args) -> int:
     from benchlib.memory.curve_readers import read_input
+
+    data = read_input(args.file)  # a file it cannot read is said before the fit's imports
     from benchlib.memory.fit import fit_memory
     from benchlib.memory.hierarchy import MemoryResult
 
-    data = read_input(args.file)
     r = MemoryResult(data, fit_memory(data, clock_ghz=args.clock_ghz,
                                       stride_bytes=args.stride_bytes))
     if args.json:
