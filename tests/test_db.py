@@ -280,8 +280,8 @@ def test_both_validators_refuse_the_same_record(fast, tmp_path, monkeypatch):
     from benchlib.results.db import importer
 
     if not fast:
-        monkeypatch.setattr(importer, "_fast_record_check", lambda: None)
-    elif importer._fast_record_check() is None:
+        monkeypatch.setattr(resultfile, "_fast_check", lambda kind: None)
+    elif resultfile._fast_check("record") is None:
         pytest.skip("fastjsonschema is not installed")
     good = resultfile.upgrade(record("syscall", {"op": "getppid"}, machine("h"), 5, seed=1))
     write_store(tmp_path / "good.jsonl", [good])

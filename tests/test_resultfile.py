@@ -71,6 +71,35 @@ def test_validation_names_the_broken_field(result, breakage, where):
         resultfile.validate(doc)
 
 
+@pytest.mark.parametrize("compiled", [True, False], ids=["fastjsonschema", "jsonschema only"])
+def test_both_paths_pass_and_refuse_the_same_documents(result, compiled, monkeypatch):
+    if not compiled:
+        monkeypatch.setattr(resultfile, "_fast_check", lambda kind: None)
+    elif resultfile._fast_check("file") is None:
+        pytest.skip("fastjsonschema is not installed")
+    doc = resultfile.document([result])
+    resultfile.validate(doc)
+    doc["results"][0]["samples"] = ["1.0"]
+    with pytest.raises(BenchlibError, match="at results/0/samples/0"):
+        resultfile.validate(doc)
+
+
+def test_a_valid_file_is_checked_without_importing_jsonschema(result, tmp_path):
+    """jsonschema, with the format checkers the notebook stack installs,
+    takes 1.5-2 s to import: a valid file is passed by the compiled check."""
+    import subprocess
+    import sys
+
+    if resultfile._fast_check("file") is None:
+        pytest.skip("fastjsonschema is not installed")
+    path = tmp_path / "r.json"
+    path.write_text(json.dumps(resultfile.document([result])))
+    code = ("import sys; from benchlib.results import resultfile; "
+            f"resultfile.read_records({str(path)!r}); print('jsonschema' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
+
+
 def test_old_store_lines_still_load():
     """A store file as written before the format was versioned (recorded)."""
     path = DATA / "store-v0.jsonl"

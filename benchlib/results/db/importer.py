@@ -4,7 +4,6 @@ skipped and never half-imported; keys make a second import add nothing."""
 from __future__ import annotations
 
 import datetime as _dt
-import functools
 import hashlib
 import os
 import re
@@ -71,31 +70,9 @@ def find_result_files(paths: Iterable[str | os.PathLike]) -> list[Path]:
     return unique
 
 
-@functools.lru_cache(maxsize=1)
-def _fast_record_check():
-    """The result-record JSON Schema compiled to Python by fastjsonschema
-    (some 30x faster than jsonschema's interpreter, which made 100,000
-    samples take half a minute), or None where it is not installed.  The
-    schema uses only keywords it implements alike."""
-    try:
-        import fastjsonschema
-    except ImportError:
-        return None
-    s = resultfile.schema()
-    return fastjsonschema.compile({"$defs": s["$defs"], "$ref": "#/$defs/record"})
-
-
 def _validate(recs: list[dict], path: Path) -> None:
-    fast = _fast_record_check()
     for n, rec in enumerate(recs, 1):
-        where = f"{path}:{n}" if path.suffix == ".jsonl" else f"{path}"
-        if fast is None:
-            resultfile.validate(rec, "record", where)
-            continue
-        try:
-            fast(rec)
-        except Exception:  # fastjsonschema's exception: let jsonschema word the one-line error
-            resultfile.validate(rec, "record", where)
+        resultfile.validate(rec, "record", f"{path}:{n}" if path.suffix == ".jsonl" else f"{path}")
 
 
 def read_records(path: Path) -> tuple[list[dict], str, str]:
