@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from benchlib.stats.summary import bootstrap_median_ci, interval_inside
+from benchlib.stats.summary import bootstrap_medians, interval_inside, percentile_interval
 
 
 def paired_ratio(ours: Sequence[float], theirs: Sequence[float], band: tuple[float, float] = (0.85, 1.15),
@@ -27,8 +27,9 @@ def paired_ratio(ours: Sequence[float], theirs: Sequence[float], band: tuple[flo
     if np.any(b <= 0) or np.any(a <= 0):
         raise ValueError("paired_ratio needs positive values")
     ratios = a / b
-    lo, hi = bootstrap_median_ci(ratios, 0.95, n_boot=n_boot, seed=seed)
-    lo90, hi90 = bootstrap_median_ci(ratios, 0.90, n_boot=n_boot, seed=seed)
+    meds = bootstrap_medians(ratios, n_boot=n_boot, seed=seed)   # one bootstrap, two intervals
+    lo, hi = percentile_interval(meds, 0.95)
+    lo90, hi90 = percentile_interval(meds, 0.90)
     return {"ratios": ratios.tolist(), "ratio_median": float(np.median(ratios)),
             "ci_low": lo, "ci_high": hi, "ci90_low": lo90, "ci90_high": hi90,
             "rounds": int(a.size), "ci_inside_band": interval_inside((lo, hi), band),

@@ -52,13 +52,20 @@ def bootstrap_median_ci(samples: Sequence[float], confidence: float = 0.95,
     resampled medians.  Deterministic for a given seed.  One sample gives a
     zero-width interval at that sample (nothing to resample).  The one
     bootstrap of a median: results, comparisons, peers and notebooks."""
+    return percentile_interval(bootstrap_medians(samples, n_boot, seed), confidence)
+
+
+def bootstrap_medians(samples: Sequence[float], n_boot: int = N_BOOTSTRAP,
+                      seed: int = 0) -> np.ndarray:
+    """The n_boot resampled medians behind :func:`bootstrap_median_ci`, for
+    a caller that wants intervals at several confidences from one bootstrap
+    (one sample: that sample, n_boot times)."""
     x = np.asarray(samples, dtype=float)
     if x.size == 0 or not np.all(np.isfinite(x)):
         raise ValueError("bootstrap_median_ci needs finite values (no samples, or a NaN or inf)")
     if x.size == 1:
-        return float(x[0]), float(x[0])
-    meds = np.median(x[resample_indices(x.size, n_boot, seed)], axis=1)
-    return percentile_interval(meds, confidence)
+        return np.full(n_boot, x[0])
+    return np.median(x[resample_indices(x.size, n_boot, seed)], axis=1)
 
 
 def rel_ci_halfwidth(samples: Sequence[float], confidence: float = 0.95, seed: int = 0) -> float:
