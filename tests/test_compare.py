@@ -161,6 +161,29 @@ def test_unmatched_results_are_listed():
     assert len(df) == 2 and len(df.attrs["only_a"]) == 3 and len(df.attrs["only_b"]) == 3
 
 
+def test_a_record_from_before_a_parameter_existed_is_compared_at_its_default():
+    """file_reread_bandwidth gained write_bytes (default 16 KiB, what it did
+    before): a record without it and one with the default are one
+    configuration; one with another value is another."""
+    import copy
+
+    recs = [r for r in resultfile.read_records(A) if r["benchmark"] == "syscall"][:1]
+    old = copy.deepcopy(recs[0])
+    old["benchmark"], old["params"] = "file_reread_bandwidth", {
+        "method": "read", "file_bytes": 64 << 20, "block_bytes": 64 << 10, "cpu": 0}
+    new = copy.deepcopy(old)
+    new["params"] = {**old["params"], "write_bytes": 16 << 10}
+    other = copy.deepcopy(old)
+    other["params"] = {**old["params"], "write_bytes": 64 << 20}
+    df = bc.compare([old], [new, other])
+    assert len(df) == 1
+    assert len(df.attrs["only_b"]) == 1
+    assert len(bc.select([old], "file_reread_bandwidth write_bytes=16k")) == 1
+    gone = copy.deepcopy(old)
+    gone["benchmark"] = "a_benchmark_since_removed"
+    assert bc._params(gone) == old["params"]
+
+
 def test_pair_errors():
     with pytest.raises(BenchlibError, match="matches 6 parameter sets"):
         bc.compare_pair(A, "syscall", B, "syscall op=getpid")

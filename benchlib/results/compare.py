@@ -70,8 +70,24 @@ def _params_text(params: dict) -> str:
     return " ".join(f"{k}={v}" for k, v in params.items() if k not in IGNORED_PARAMS)
 
 
+def _params(rec: dict) -> dict:
+    """A record's parameters, with the default of any parameter its
+    benchmark has gained since it was made: a parameter is added with the
+    old behaviour as its default (file_reread_bandwidth's write_bytes, for
+    one), so yesterday's record and today's at the default are one
+    configuration, compared, not two left unmatched."""
+    from benchlib.measuring.registry import get_benchmark
+
+    have = rec.get("params", {})
+    try:
+        bench = get_benchmark(rec["benchmark"])
+    except BenchlibError:  # a benchmark this benchlib no longer has
+        return have
+    return {**{p.name: p.default for p in bench.params if p.name not in have}, **have}
+
+
 def _key(rec: dict) -> tuple[str, str]:
-    p = {k: v for k, v in rec.get("params", {}).items() if k not in IGNORED_PARAMS}
+    p = {k: v for k, v in _params(rec).items() if k not in IGNORED_PARAMS}
     return rec["benchmark"], json.dumps(p, sort_keys=True, default=str)
 
 
@@ -301,7 +317,7 @@ def select(records: list[dict], spec: str) -> list[dict]:
     parameter set (several records of it are pooled)."""
     bench, want = _parse_spec(spec)
     hits = [r for r in records if r["benchmark"] == bench
-            and all(k in r["params"] and _value_matches(r["params"][k], v) for k, v in want.items())]
+            and all(k in (p := _params(r)) and _value_matches(p[k], v) for k, v in want.items())]
     if not hits:
         raise BenchlibError(f"no result matches {spec!r}")
     keys = {_key(r) for r in hits}
