@@ -74,8 +74,8 @@ CHEN_T = "test_self_scaling_model.py " + " ".join(
 MUTANTS = [
     # ------------------------------------------------------ stats/summary.py
     _m("bootstrap_median_ci: mean for median", S,
-       "meds = np.median(x[resample_indices(x.size, n_boot, seed)], axis=1)",
-       "meds = np.mean(x[resample_indices(x.size, n_boot, seed)], axis=1)",
+       "return np.median(x[resample_indices(x.size, n_boot, seed)], axis=1)",
+       "return np.mean(x[resample_indices(x.size, n_boot, seed)], axis=1)",
        f"{STATS_T} test_paired.py test_intervals.py"),
     _m("bootstrap_median_ci: one tail at (1-c)", S,
        "a = (1 - confidence) / 2", "a = (1 - confidence)", f"{STATS_T} test_paired.py"),
@@ -151,7 +151,7 @@ MUTANTS = [
        "return bool(bounds[0] <= ci[0] and ci[1] <= bounds[1])",
        "return bool(bounds[0] <= ci[0] or ci[1] <= bounds[1])", "test_paired.py"),
     _m("paired_ratio: equivalence read from the 95 % interval", P,
-       "lo90, hi90 = bootstrap_median_ci(ratios, 0.90,", "lo90, hi90 = bootstrap_median_ci(ratios, 0.95,",
+       "lo90, hi90 = percentile_interval(meds, 0.90)", "lo90, hi90 = percentile_interval(meds, 0.95)",
        "test_compare_perf.py"),
     _m("noise: spread threshold 10% off", NZ, '"max_rel_stdev": 0.10', '"max_rel_stdev": 0.11',
        STATS_T),
