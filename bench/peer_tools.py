@@ -16,13 +16,16 @@ from typing import Callable
 
 import numpy as np
 
+from benchlib.measuring.benchmarks.fs import WRITE_BYTES
 from benchlib.units import parse_size
 
 BENCHLIB = [sys.executable, "-m", "benchlib.cli"]
 MiB = 1 << 20
 # benchlib's file_read/file_reread_bandwidth make their file in writes of
 # this many bytes unless told otherwise (their write_bytes parameter)
-FILE_WRITE_BYTES = 16 << 10
+FILE_WRITE_BYTES = WRITE_BYTES.default
+FIO_FILE_BYTES = 64 * MiB
+ALIGN = 4096  # io_workload's offset alignment and O_DIRECT size rounding
 
 
 def make_file(path: Path, size: int, write_bytes: int) -> None:
@@ -37,8 +40,6 @@ def make_file(path: Path, size: int, write_bytes: int) -> None:
     with open(path, "wb", buffering=0) as f:
         for done in range(0, size, len(block)):
             f.write(block[:size - done])
-FIO_FILE_BYTES = 64 * MiB
-ALIGN = 4096  # io_workload's offset alignment and O_DIRECT size rounding
 
 
 @dataclass
