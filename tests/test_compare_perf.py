@@ -361,3 +361,4 @@ def test_the_peers_file_is_made_afresh_in_the_writes_of_benchlibs_side(tmp_path,
         assert w == (64 * MiB if "write_bytes=64M" in label else FILE_WRITE_BYTES), label
     assert any("open2close" in p.label and "method=mmap " in p.label for p in pairs)
     assert all("writes)" in p.theirs_cmd for p in pairs)
+    assert all(p.explained == peer_tools.SUM_LOOP for p in pairs)  # measured: bench/sum_loops
