@@ -408,7 +408,7 @@ LMBENCH_MB_S = [
 ]
 # What each file pair times differently, measured (docs/peers.md):
 SUM_LOOP = ("the summing loop: benchlib's four 64-bit chains (-O2) read a 64 MiB mapping of the "
-            "page cache 2-19 % faster than a loop shaped as lmbench3's bread, a 128-term sum a "
+            "page cache 3-16 % faster than a loop shaped as lmbench3's bread, a 128-term sum a "
             "block (-O), as the host's memory runs fast or slow (bash bench/sum_loops/run.sh, "
             "EPYC guest 2026-11-27)")
 TARGET_REL_CI = 0.03  # benchlib's side of an lmbench3 pair: adaptive sampling to +-3 %
