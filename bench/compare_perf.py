@@ -157,12 +157,14 @@ AGREE_BAND = (0.90, 1.10)
 
 
 def agreement(s: dict, explained: str, variant: dict | None = None,
-              same_tool: dict | None = None) -> str:
+              same_tool: dict | None = None,
+              explained_range: tuple[float, float] | None = None) -> str:
     """agree: the ratio shown inside +-10 % (its 90% interval inside the
     band: TOST at alpha 0.05, as ``ratio_verdict``'s "no difference").  Otherwise
     differ-explained when the pair that measures benchlib with the peer's
     definition (``variant``'s summary) agrees, or when a written explanation
-    names what each tool times; else host-limited when the pair is not shown
+    names what each tool times (and, where ``explained_range`` gives the
+    ratios it was measured to cover, the median lies inside them); else host-limited when the pair is not shown
     to differ either (its 95 % interval reaches into the band) and the peer's
     own A/A pair (``same_tool``: the peer against itself on the same host,
     from a --same-tool run) was not shown to agree, so the host's noise alone
@@ -174,7 +176,8 @@ def agreement(s: dict, explained: str, variant: dict | None = None,
         return "differ-explained"
     if s.get("host_unstable"):
         return "host-unstable"
-    if explained:
+    if explained and (explained_range is None
+                      or explained_range[0] <= s["ratio_median"] <= explained_range[1]):
         return "differ-explained"
     not_shown_to_differ = s["ci_low"] <= AGREE_BAND[1] and s["ci_high"] >= AGREE_BAND[0]
     if same_tool is not None and not same_tool.get("equivalent") and not_shown_to_differ:
@@ -186,7 +189,7 @@ def summarise(p: Pair, variant: dict | None = None, same_tool: dict | None = Non
     s = paired_ratio(p.values["ours"], p.values["theirs"], band=AGREE_BAND)
     if p.min_rounds_rel_ci is not None:
         s["host_unstable"] = (s["ci_high"] - s["ci_low"]) / 2 > p.min_rounds_rel_ci * s["ratio_median"]
-    s["agreement"] = agreement(s, p.explained, variant, same_tool)
+    s["agreement"] = agreement(s, p.explained, variant, same_tool, p.explained_range)
     if same_tool is not None:
         s["peer_a_a"] = {k: same_tool[k] for k in ("ratio_median", "ci_low", "ci_high",
                                                    "ci90_low", "ci90_high", "equivalent")}

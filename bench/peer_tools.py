@@ -52,6 +52,9 @@ class Pair:
     ours_cmd: str = ""
     theirs_cmd: str = ""
     explained: str = ""  # what each tool times differently
+    # the ratios that explanation was measured to cover (lo, hi): a ratio
+    # outside them is not explained by it; None: no measured range
+    explained_range: tuple[float, float] | None = None
     # the label of the pair that measures benchlib with the peer's definition:
     # this pair's difference counts as explained only when that one agrees
     explained_by: str = ""
@@ -406,11 +409,13 @@ LMBENCH_MB_S = [
     ("file_reread_bandwidth", ("method=mmap", "file_bytes=64M", "write_bytes=64M", "DIR"),
      "bw_mmap_rd", ("64m", "open2close", "FILE")),
 ]
-# What each file pair times differently, measured (docs/peers.md):
+# What each file pair times differently, measured (docs/peers.md), and the
+# ratios the measurement covers:
 SUM_LOOP = ("the summing loop: benchlib's four 64-bit chains (-O2) read a 64 MiB mapping of the "
             "page cache 3-16 % faster than a loop shaped as lmbench3's bread, a 128-term sum a "
             "block (-O), as the host's memory runs fast or slow (bash bench/sum_loops/run.sh, "
             "EPYC guest 2026-11-27)")
+SUM_LOOP_RANGE = (1.02, 1.17)
 TARGET_REL_CI = 0.03  # benchlib's side of an lmbench3 pair: adaptive sampling to +-3 %
 BANDWIDTH_REL_CI = 0.05  # bandwidth pairs: rounds until the ratio is known to +-5 %
 
@@ -467,6 +472,7 @@ def lmbench_pairs(t: Tools) -> list[Pair]:
             + (f" (its file made afresh in {written}-byte writes)" if "FILE" in args else ""),
             min_rounds_rel_ci=BANDWIDTH_REL_CI,
             explained=SUM_LOOP if program in ("bw_file_rd", "bw_mmap_rd") else "",
+            explained_range=SUM_LOOP_RANGE if program in ("bw_file_rd", "bw_mmap_rd") else None,
             explained_by=_label(name, variant[0], program, args) if variant else ""))
     return pairs
 

@@ -84,6 +84,14 @@ def test_agreement_column(ours, theirs, explained, verdict):
     assert compare_perf.agreement(s, explained) == verdict
 
 
+def test_an_explanation_covers_only_the_ratios_it_was_measured_at():
+    s = compare_perf.paired_ratio([1.30, 1.31, 1.29, 1.30, 1.32], [1.0] * 5,
+                                  band=compare_perf.AGREE_BAND)
+    why = "the summing loop"
+    assert compare_perf.agreement(s, why, explained_range=(1.02, 1.35)) == "differ-explained"
+    assert compare_perf.agreement(s, why, explained_range=(1.02, 1.17)) == "differ-unexplained"
+
+
 # Outputs recorded on the 2-vCPU Xeon guest (2026-11-25), one per peer.
 @pytest.mark.parametrize("reader,text,value", [
     ("lmbench_bandwidth", "67.11 11105.22\n", 11105.22),                    # bw_mem 64m rd
