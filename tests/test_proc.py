@@ -1,6 +1,7 @@
 """signal_latency, process_creation and context_switch: structure and robust
 relations only (the machine is shared; no absolute timing thresholds)."""
 import os
+import math
 import signal
 import subprocess
 import time
@@ -16,7 +17,14 @@ from conftest import comm, interrupt_run, measuring_children, processes_named, s
 def _positive(r, unit):
     assert r.unit == unit
     assert r.n_samples >= 1
-    assert all(x > 0 for x in r.samples), r.samples
+    if r.overhead_ns > 0:
+        # a sample less its paired overhead run is the difference of two live
+        # timings: a host burst in the overhead run makes one negative (CI,
+        # 2026-11-27: -5.77 us among four of 2.4), and the median of the
+        # differences stays unbiased only if such samples are kept
+        assert all(math.isfinite(x) for x in r.samples), r.samples
+    else:
+        assert all(x > 0 for x in r.samples), r.samples
 
 
 @pytest.mark.parametrize("op,variant", [
