@@ -1,13 +1,13 @@
 /* How fast two ways of summing a file's words read a 64 MiB file mapped once
  * (the page cache's pages, no fault): benchlib's loop (csrc/fs.c sum_words:
- * four independent 64-bit chains, built -O2 as benchlib is) against a loop
- * shaped as lmbench3's bread is described (each 128-word block summed as one
- * expression of 128 terms, built -O as lmbench3's Makefile builds it).  The
- * file pairs of bench/compare_perf.py differ by this (docs/peers.md).
+ * four independent 64-bit chains, built -O2 as benchlib is) against the
+ * other shape docs/peers.md describes for the peer's file pairs: each
+ * 128-word block summed as one expression of 128 terms, built -O.  The file
+ * pairs of bench/compare_perf.py differ by this (docs/peers.md).
  *
  *     bash bench/sum_loops/run.sh [DIR]     # the file goes in DIR (default /tmp)
  *
- * Written for benchlib; no lmbench3 code. */
+ * Written for benchlib; no code of the peer's. */
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <stdint.h>

@@ -51,7 +51,7 @@ def _panel(ax, prim: str, xlabel: str, ylabel: str):
     ax.grid(which="minor", alpha=0.12)
 
 
-def _legend(g, marks: dict) -> None:
+def _grid_legend(g, marks: dict) -> None:
     """The grid's legend right of its panels.  Not seaborn's ``add_legend``,
     which draws the whole figure twice to make room for it (5.5 s of the
     speed figure's 12 s on 16 panels); ``bbox_inches="tight"`` at saving
@@ -145,7 +145,7 @@ def speed_vs_cpu(df: pd.DataFrame, fits: pd.DataFrame, this_host: str, title: st
     if len(unrated):
         marks["unrated: ranked, not fitted"] = Line2D([], [], ls="", marker="_", ms=10,
                                                       color="0.3", mew=1.2)
-    _legend(g, marks)
+    _grid_legend(g, marks)
     g.figure.suptitle(title)
     g.tight_layout()
     return g.figure
@@ -177,7 +177,7 @@ def value_by_year(df: pd.DataFrame, this_host: str, title: str):
     marks = {w: Line2D([], [], ls="", marker="o", color=c) for w, c in _palette(others).items()}
     if THIS in order:
         marks[THIS] = Line2D([], [], ls="", marker="*", ms=12, color=HIGHLIGHT, mec="k")
-    _legend(g, marks)
+    _grid_legend(g, marks)
     g.figure.suptitle(title)
     g.tight_layout()
     return g.figure

@@ -55,6 +55,7 @@ import pandas as pd
 from benchlib.stats.summary import bootstrap_median_ci
 from benchlib.stats.summary import bootstrap_ratio_ci, equivalence_bounds, mann_whitney_p, ratio_verdict
 from benchlib.errors import BenchlibError
+from benchlib.measuring.registry import get_benchmark
 from benchlib.results.resultfile import load_records
 
 IGNORED_PARAMS = ("directory",)
@@ -76,8 +77,6 @@ def _params(rec: dict) -> dict:
     old behaviour as its default (file_reread_bandwidth's write_bytes, for
     one), so yesterday's record and today's at the default are one
     configuration, compared, not two left unmatched."""
-    from benchlib.measuring.registry import get_benchmark
-
     have = rec.get("params", {})
     try:
         bench = get_benchmark(rec["benchmark"])

@@ -70,18 +70,14 @@ def find_result_files(paths: Iterable[str | os.PathLike]) -> list[Path]:
     return unique
 
 
-def _validate(recs: list[dict], path: Path) -> None:
-    for n, rec in enumerate(recs, 1):
-        resultfile.validate(rec, "record", f"{path}:{n}" if path.suffix == ".jsonl" else f"{path}")
-
-
 def read_records(path: Path) -> tuple[list[dict], str, str]:
     """(records, producer, label) of one result file (.json) or store file
     (.jsonl), read and upgraded by benchlib.results.resultfile and validated against
     its schema; BadRecord says what is wrong and where."""
     try:
         recs = resultfile.read_records(path, check=False)
-        _validate(recs, path)
+        for n, rec in enumerate(recs, 1):  # every record against the schema first
+            resultfile.validate(rec, "record", f"{path}:{n}" if path.suffix == ".jsonl" else f"{path}")
         for n, rec in enumerate(recs, 1):
             try:
                 R.check_record(rec)
