@@ -31,11 +31,13 @@ Pairs:
   pipe_latency same_cpu               perf bench sched pipe (two processes; and -T, two threads)
   context_switch 2 x 0 KB, rebuilt into a round trip, 2 x (hop + overhead)
                                        perf bench sched pipe
-  bcopy size_bytes=64 KiB and 64 MiB  perf bench mem memcpy -f default, same size
+  bcopy size_bytes=64 KiB and 64 MiB  perf bench mem memcpy -f default, same size; and bcopy
+                                       with perf's buffer offsets (src/dst_offset_bytes)
   disk_io read, 4 KiB, O_DIRECT, sequential and random
                                        fio --direct=1 --ioengine=psync --rw=read|randread --bs=4k
   mem_bandwidth read/write/copy 64 MiB likwid-bench -t load|store|copy -w S0:64MB:1
-  bcopy 64 MiB                        mbw -t0 64 (memcpy)
+  bcopy 64 MiB                        mbw's memcpy test (-t1 before mbw 1.4, -t0 since)
+  mem_bandwidth copy_unrolled 64 MiB  mbw's b[i] = a[i] word loop (-t0 before 1.4, -t1 since)
   mem_bandwidth memset 64 MiB         perf bench mem memset
   io_workload, three workloads, O_DIRECT
                                        fio --rw=randrw --rwmixread --percentage_random --bssplit
@@ -81,7 +83,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from peer_tools import (BANDWIDTH_REL_CI, BENCHLIB, Pair, Tools, bandwidth_pairs,  # noqa: E402,F401
                         io_workload_bssplit, likwid_bandwidth, lmbench_bandwidth, lmbench_ctx,
-                        lmbench_microseconds, lmbench_pairs, make_pairs, mbw_bandwidth,
+                        lmbench_microseconds, lmbench_pairs, make_pairs, mbw_bandwidth, mbw_tests,
                         perf_bandwidth_mb_s, perf_usecs_per_op, same_tool_pairs)
 
 from benchlib.stats.paired import paired_ratio  # noqa: E402

@@ -138,8 +138,20 @@ class Tools:
         return likwid_bandwidth(self.run(["likwid-bench", "-t", test, "-w", f"S0:{size}:1",
                                           "-s", "0.3"]))
 
-    def mbw_mb_s(self, mib: int) -> float:
-        return mbw_bandwidth(self.run(["mbw", "-q", "-n", "5", "-t0", str(mib)]))
+    def mbw_test(self, kind: str) -> int:
+        """mbw's -t number of its memcpy test or its word loop on this
+        machine's mbw (mbw_tests)."""
+        if not hasattr(self, "_mbw_tests"):
+            try:
+                p = subprocess.run(["mbw", "-h"], capture_output=True, text=True)
+                self._mbw_tests = mbw_tests(p.stdout + p.stderr)
+            except OSError:  # not installed: the numbers of today's mbw
+                self._mbw_tests = mbw_tests("mbw memory benchmark v2.0")
+        return self._mbw_tests[kind]
+
+    def mbw_mb_s(self, mib: int, kind: str) -> float:
+        return mbw_bandwidth(self.run(["mbw", "-q", "-n", "5", f"-t{self.mbw_test(kind)}",
+                                       str(mib)]))
 
     def run(self, cmd: list[str], cwd: Path | None = None) -> str:
         return subprocess.run(self.pin + cmd, check=True, capture_output=True, text=True,
@@ -235,6 +247,19 @@ def mbw_bandwidth(out: str) -> float:
     return float(m.group(1)) * MiB / 1e6
 
 
+def mbw_tests(help_text: str) -> dict[str, int]:
+    """Which -t runs mbw's memcpy and which its b[i] = a[i] word loop.
+    Before 1.4 (2014; Debian ships 1.2.2) mbw's worker ran the word loop
+    for test 0 and memcpy for test 1 while it printed and documented them
+    the other way round (upstream commit 6346daa, "Fix labeling of the
+    displayed results"; on the EPYC guest gdb stops in the loop for -t0 and
+    at memcpy for -t1).  1.4 fixed the worker and began printing its
+    version in the help, which is how the two are told apart."""
+    if "memory benchmark v" in help_text:
+        return {"memcpy": 0, "loop": 1}
+    return {"memcpy": 1, "loop": 0}
+
+
 def perf_bandwidth_mb_s(out: str) -> float:
     """`perf bench mem ...` prints bytes, KB, MB or GB per second in powers of
     1024; benchlib's MB is 10^6 bytes."""
@@ -306,12 +331,25 @@ def make_pairs(t: Tools) -> list[Pair]:
              "benchlib run context_switch -p processes=2 -p process_kb=0 (2 x (value + overhead_us))",
              "perf bench sched pipe -l 200000"),
     ]
-    for size, loops in ((64 << 10, 100_000), (64 * MiB, 40)):
-        pairs.append(Pair(f"bcopy size_bytes={size} | perf bench mem memcpy -s {size}B", "MB/s",
-                          lambda s=size: t.benchlib("bcopy", f"size_bytes={s}", f"cpu={c}")["value"],
-                          lambda s=size, n=loops: t.perf_memcpy_mb_s(s, n), "perf",
-                          f"benchlib run bcopy -p size_bytes={size}",
-                          f"perf bench mem memcpy -f default -s {size}B -l {loops}"))
+    # perf (6.1) mallocs the destination, then the source: a 64 KiB pair
+    # sits on the heap 240 and 256 bytes into a page (the destination 16
+    # bytes off a cache line, the source 16 bytes past it modulo a page:
+    # read with a memcpy interposed by LD_PRELOAD); 64 MiB buffers are
+    # mapped, each 16 bytes in
+    for size, loops, offsets in ((64 << 10, 100_000, (256, 240)), (64 * MiB, 40, (16, 16))):
+        like_perf = f"bcopy size_bytes={size} src_offset_bytes={offsets[0]} dst_offset_bytes={offsets[1]}"
+        for label, params, explained_by in (
+                (f"bcopy size_bytes={size}", (f"size_bytes={size}",), like_perf),
+                (like_perf, (f"size_bytes={size}", f"src_offset_bytes={offsets[0]}",
+                             f"dst_offset_bytes={offsets[1]}"), "")):
+            pair_label = f"{label} | perf bench mem memcpy -s {size}B"
+            pairs.append(Pair(pair_label, "MB/s",
+                              lambda p=params: t.benchlib("bcopy", *p, f"cpu={c}")["value"],
+                              lambda s=size, n=loops: t.perf_memcpy_mb_s(s, n), "perf",
+                              "benchlib run bcopy " + " ".join(f"-p {p}" for p in params),
+                              f"perf bench mem memcpy -f default -s {size}B -l {loops}",
+                              explained_by=f"{explained_by} | perf bench mem memcpy -s {size}B"
+                              if explained_by else ""))
     for pattern, rw in (("sequential", "read"), ("random", "randread")):
         pairs.append(Pair(f"disk_io read {pattern} 4 KiB O_DIRECT | fio --rw={rw} --bs=4k --direct=1",
                           "us",
@@ -496,10 +534,21 @@ def bandwidth_pairs(t: Tools) -> list[Pair]:
                           "benchlib run mem_bandwidth " + " ".join(f"-p {p}" for p in params),
                           f"likwid-bench -t {test} -w S0:{size}:1 -s 0.3",
                           min_rounds_rel_ci=BANDWIDTH_REL_CI))
-    pairs.append(Pair("bcopy size_bytes=64M | mbw -t0 64 (memcpy)", "MB/s",
+    # mbw counts the array once (MiB copied over the time); its arrays are
+    # malloc'd, 16 bytes into a page each
+    pairs.append(Pair("bcopy size_bytes=64M | mbw memcpy test", "MB/s",
                       lambda: t.benchlib("bcopy", "size_bytes=64M", f"cpu={c}")["value"],
-                      lambda: t.mbw_mb_s(64), "mbw", "benchlib run bcopy -p size_bytes=64M",
-                      "mbw -q -n 5 -t0 64", min_rounds_rel_ci=BANDWIDTH_REL_CI))
+                      lambda: t.mbw_mb_s(64, "memcpy"), "mbw", "benchlib run bcopy -p size_bytes=64M",
+                      f"mbw -q -n 5 -t{t.mbw_test('memcpy')} 64",
+                      min_rounds_rel_ci=BANDWIDTH_REL_CI))
+    pairs.append(Pair("mem_bandwidth op=copy_unrolled size_bytes=64M | mbw word loop (b[i] = a[i])",
+                      "MB/s",
+                      lambda: t.benchlib("mem_bandwidth", "op=copy_unrolled", "size_bytes=64M",
+                                         f"cpu={c}")["value"],
+                      lambda: t.mbw_mb_s(64, "loop"), "mbw",
+                      "benchlib run mem_bandwidth -p op=copy_unrolled -p size_bytes=64M",
+                      f"mbw -q -n 5 -t{t.mbw_test('loop')} 64",
+                      min_rounds_rel_ci=BANDWIDTH_REL_CI))
     pairs.append(Pair("mem_bandwidth op=memset size_bytes=64M | perf bench mem memset -s 64MiB", "MB/s",
                       lambda: t.benchlib("mem_bandwidth", "op=memset", "size_bytes=64M",
                                          f"cpu={c}")["value"],

@@ -65,6 +65,7 @@ def test_info_json(cli):
     (["run", "syscall", "-p", "bogus=1"], "valid parameters"),
     (["run", "bcopy", "-p", "size_bytes=big"], "number of bytes"),
     (["run", "bcopy", "-p", "size_bytes=-64"], ">= 1"),
+    (["run", "bcopy", "-p", "src_offset_bytes=4096"], "<= 4095"),
     (["run", "mem_latency", "-p", "size_bytes=4k", "-p", "stride_bytes=8k"], "larger than"),
     (["run", "syscall", "-p", "op"], "KEY=VALUE"),
     (["run", "syscall", "--profile", "warp"], "valid profiles"),

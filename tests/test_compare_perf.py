@@ -107,6 +107,20 @@ def test_bandwidth_peers_are_read_in_mb_per_s(reader, text, value):
     assert getattr(compare_perf, reader)(text) == pytest.approx(value)
 
 
+# mbw -h of Debian's 1.2.2 (recorded on the EPYC guest, 2026-11-27) and the
+# first line upstream 1.4 added
+MBW_1_2_HELP = ("Usage: mbw [options] array_size_in_MiB\nOptions:\n\t-n: number of runs per test\n"
+                "\t-a: Don't display average\n\t-t0: memcpy test\n"
+                "\t-t1: dumb (b[i]=a[i] style) test\n")
+MBW_1_4_HELP = "mbw memory benchmark v1.4, https://github.com/raas/mbw\n" + MBW_1_2_HELP
+
+
+@pytest.mark.parametrize("text,memcpy,loop", [(MBW_1_2_HELP, 1, 0), (MBW_1_4_HELP, 0, 1)])
+def test_mbw_memcpy_test_is_told_by_its_version(text, memcpy, loop):
+    """mbw before 1.4 ran the word loop for -t0, which it labelled MEMCPY."""
+    assert compare_perf.mbw_tests(text) == {"memcpy": memcpy, "loop": loop}
+
+
 def test_lat_ctx_output_is_read_for_its_process_count():
     text = '\n"size=16k ovr=1.21\n2 0.88\n8 1.94\n'
     assert compare_perf.lmbench_ctx(text, 8) == 1.94

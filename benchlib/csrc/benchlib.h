@@ -146,7 +146,8 @@ int bl_andrew(const char *tree, const char *directory, int copy_with_cp, int run
               double *total_ns, double *phase_ns, bl_info *info);
 
 /* memory.c: memcpy of size_bytes from one buffer to another. */
-int bl_bcopy(size_t size_bytes, const bl_opts *o, double *ns, double *ticks, bl_info *info);
+int bl_bcopy(size_t size_bytes, size_t src_offset, size_t dst_offset, const bl_opts *o,
+             double *ns, double *ticks, bl_info *info);
 
 /* memory.c: dependent loads chasing a pointer ring over size_bytes, one slot
  * every stride_bytes.  pattern BL_CHASE_STRIDE: slot i -> i+1 (prefetchers

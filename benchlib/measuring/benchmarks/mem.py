@@ -20,11 +20,20 @@ register(Benchmark(
     unit="MB/s",
     counts="size_bytes counted once per copy (not read + write); MB = 10^6 bytes",
     params=(Param("size_bytes", "size", 1 << 20, "bytes copied per memcpy",
-                  min=1, max=MAX_BUFFER), CPU),
-    measure=lambda p, o, ns, tk, info: no_extras(_lib().bl_bcopy(p["size_bytes"], o, ns, tk, info)),
+                  min=1, max=MAX_BUFFER),
+            Param("src_offset_bytes", "int", 0,
+                  "where the source starts past a page boundary (0: page-aligned; "
+                  "perf bench mem memcpy's malloc'd 64 KiB source: 256)", min=0, max=4095),
+            Param("dst_offset_bytes", "int", 0,
+                  "where the destination starts past a page boundary (perf bench mem "
+                  "memcpy's malloc'd 64 KiB destination: 240, 16 bytes before the source "
+                  "modulo a page)", min=0, max=4095),
+            CPU),
+    measure=lambda p, o, ns, tk, info: no_extras(_lib().bl_bcopy(
+        p["size_bytes"], p["src_offset_bytes"], p["dst_offset_bytes"], o, ns, tk, info)),
     to_unit=lambda ns, p: p["size_bytes"] / ns * 1e3,  # bytes/ns = GB/s; x1e3 = MB/s
     check=_check_cpu_param,
-    memory_bytes=lambda p: 2 * p["size_bytes"],
+    memory_bytes=lambda p: 2 * p["size_bytes"] + p["src_offset_bytes"] + p["dst_offset_bytes"],
 ))
 
 
