@@ -61,6 +61,18 @@ def test_walk_in_c_rejects_what_python_would():
     assert b"spin_adds" in ffi.string(lib.bl_last_error())
 
 
+@pytest.mark.parametrize("offsets", [(0, 0), (256, 240), (4095, 1)])
+def test_bcopy_places_its_buffers_into_a_page(offsets):
+    """perf bench mem memcpy's malloc'd 64 KiB buffers lie 256 and 240
+    bytes into a page: bcopy runs with its buffers so placed, up to the last
+    byte of a page, and records where."""
+    src, dst = offsets
+    r = benchlib.run("bcopy", {"size_bytes": 8192, "src_offset_bytes": src,
+                               "dst_offset_bytes": dst}, profile="smoke")
+    _positive_samples(r)
+    assert (r.params["src_offset_bytes"], r.params["dst_offset_bytes"]) == offsets
+
+
 def test_huge_pages_are_reported():
     r = benchlib.run("mem_latency", size_bytes="4M", pattern="random", huge_pages="on",
                      profile="smoke")
