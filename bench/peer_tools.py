@@ -406,13 +406,16 @@ LMBENCH_US = [
     ("ipc_latency", ("transport=unix", "placement=same_cpu"), "lat_unix", (), 1.0, None),
     # lat_select -n 100 file dups one open of a file 100 times (descriptors
     # 4-103) and calls select(100, ...): the kernel looks at descriptors
-    # 0-99, 96 of its files.  benchlib waits on every descriptor it opens.
+    # 0-99, 96 of its files, all one struct file.  benchlib waits on every
+    # descriptor it opens; descriptor=file opens the file for each.
     ("select_latency", ("pipes=100", "full=yes"), "lat_select", ("-n", "100", "file"), 1.0,
-     ("pipes=96", "descriptor=file")),
+     ("pipes=96", "descriptor=file_dup")),
     ("select_latency", ("pipes=100", "descriptor=file"), "lat_select", ("-n", "100", "file"), 1.0,
-     ("pipes=96", "descriptor=file")),
+     ("pipes=96", "descriptor=file_dup")),
     ("select_latency", ("pipes=96", "descriptor=file"), "lat_select", ("-n", "100", "file"), 1.0,
-     None),
+     ("pipes=96", "descriptor=file_dup")),
+    ("select_latency", ("pipes=96", "descriptor=file_dup"), "lat_select", ("-n", "100", "file"),
+     1.0, None),
 ]
 # lat_ctx: (processes, KB each)
 LMBENCH_CTX = [(2, 0), (8, 16)]

@@ -43,17 +43,20 @@ def test_waiting_calls_are_refused_clearly():
     refuses("select_latency", {"pipes": 1001}, "pipes")
     refuses("select_latency", {"call": "kqueue"}, "select, poll")
     refuses("select_latency", {"descriptor": "file", "call": "epoll"}, "regular files")
+    refuses("select_latency", {"descriptor": "file_dup", "call": "epoll"}, "regular files")
 
 
 @pytest.mark.parametrize("call", ["select", "poll"])
-def test_waiting_on_opens_of_a_regular_file(call):
-    """descriptor=file (lmbench3's lat_select 'file'): every open is ready
-    (checked in C each call, as for full pipes), nothing is left open and
-    no file is left anywhere (a memfd)."""
+@pytest.mark.parametrize("descriptor", ["file", "file_dup"])
+def test_waiting_on_opens_of_a_regular_file(call, descriptor):
+    """descriptor=file (separate opens) and file_dup (one open's dups, as
+    lmbench3's lat_select 'file'): every descriptor is ready (checked in C
+    each call, as for full pipes), nothing is left open and no file is left
+    anywhere (a memfd)."""
     from conftest import measuring_fds
 
-    r = benchlib.run("select_latency", pipes=100, descriptor="file", call=call, profile="smoke")
-    assert r.params["descriptor"] == "file" and r.median > 0
+    r = benchlib.run("select_latency", pipes=100, descriptor=descriptor, call=call, profile="smoke")
+    assert r.params["descriptor"] == descriptor and r.median > 0
     assert len(measuring_fds()) < 100
 
 

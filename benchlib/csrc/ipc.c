@@ -167,8 +167,10 @@ int bl_pipe_latency(const bl_opts *o, double *ns, double *ticks, bl_info *info)
  * "select on files" figure): a file has no poll method, so each descriptor costs
  * the call only its lookup and the default "ready" mask, where a pipe's
  * poll takes its lock and its wait queue.  The file is a memfd (nothing
- * left on disk), each descriptor a separate open of it; epoll refuses
- * regular files (EPERM), so files=1 is select or poll only. */
+ * left on disk), each descriptor a separate open of it (its own struct
+ * file); files=2 makes them dups of one open instead (one struct file
+ * behind every descriptor, as lmbench3's lat_select has them).  epoll
+ * refuses regular files (EPERM), so files is select or poll only. */
 #define BL_WAIT_SELECT 0
 #define BL_WAIT_POLL 1
 #define BL_WAIT_EPOLL 2
@@ -283,12 +285,14 @@ int bl_select_latency(int pipes, int full, int call, int files, const bl_opts *o
     for (; rc == BL_OK && made < pipes; made++) {
         int p[2];
         if (files) {
-            /* a separate open of the memfd (its own struct file), no write end */
+            /* files=1: a separate open of the memfd (its own struct file);
+             * files=2: the first open, then dups of it.  No write end. */
+            int dup_it = files == 2 && made > 0;
             char path[64];
             snprintf(path, sizeof path, "/proc/self/fd/%d", memfd);
-            p[0] = open(path, O_RDONLY | O_CLOEXEC);
+            p[0] = dup_it ? fcntl(c.fds[0], F_DUPFD_CLOEXEC, 0) : open(path, O_RDONLY | O_CLOEXEC);
             if (p[0] < 0) {
-                rc = bl_sys_error("open of the memfd");
+                rc = bl_sys_error(dup_it ? "dup of the memfd's open" : "open of the memfd");
                 break;
             }
             p[1] = -1;

@@ -70,6 +70,7 @@ register(Benchmark(
 # ---------------------------------------------------------------- select
 
 _WAIT_CALLS = ("select", "poll", "epoll")
+_DESCRIPTORS = ("pipe", "file", "file_dup")  # csrc/ipc.c's files = 0, 1, 2
 
 register(Benchmark(
     name="select_latency",
@@ -87,13 +88,15 @@ register(Benchmark(
             Param("call", "choice", "select", "the waiting call: select, poll or epoll "
                   "(epoll_wait)", choices=_WAIT_CALLS),
             Param("descriptor", "choice", "pipe",
-                  "pipe: the read ends of `pipes` pipes; file: `pipes` opens of one regular "
-                  "file (a memfd), always ready (full is then moot), select or poll only "
-                  "(epoll refuses regular files)", choices=("pipe", "file")),
+                  "pipe: the read ends of `pipes` pipes; file: `pipes` separate opens of one "
+                  "regular file (a memfd, a struct file each), always ready (full is then "
+                  "moot), select or poll only (epoll refuses regular files); file_dup: one "
+                  "open and its dups (one struct file behind them all, as lmbench3's "
+                  "lat_select has them)", choices=_DESCRIPTORS),
             CPU),
     measure=lambda p, o, ns, tk, info: no_extras(_lib().bl_select_latency(
-        p["pipes"], p["full"] == "yes", _WAIT_CALLS.index(p["call"]), p["descriptor"] == "file",
-        o, ns, tk, info)),
+        p["pipes"], p["full"] == "yes", _WAIT_CALLS.index(p["call"]),
+        _DESCRIPTORS.index(p["descriptor"]), o, ns, tk, info)),
     to_unit=_us,
     check=_check_cpu_param,
 ))
