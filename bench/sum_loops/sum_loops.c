@@ -1,5 +1,5 @@
 /* How fast two ways of summing a file's words read a 64 MiB file mapped once
- * (the page cache's pages, no fault): benchlib's loop (csrc/fs.c sum_words:
+ * (the page cache's pages, no fault): benchlib's loop (csrc/internal.h bl_sum_words:
  * four independent 64-bit chains, built -O2 as benchlib is) against the
  * other shape docs/peers.md describes for the peer's file pairs: each
  * 128-word block summed as one expression of 128 terms, built -O.  The file

@@ -209,22 +209,6 @@ int bl_create_delete(const char *directory, size_t file_bytes, int sync, const b
 #include <sys/mman.h>
 #include <time.h>
 
-/* Sum 64-bit words, four independent chains so the adds are not the limit. */
-static uint64_t sum_words(const uint64_t *p, size_t words)
-{
-    uint64_t a = 0, b = 0, c = 0, d = 0;
-    size_t i = 0;
-    for (; i + 4 <= words; i += 4) {
-        a += p[i];
-        b += p[i + 1];
-        c += p[i + 2];
-        d += p[i + 3];
-    }
-    for (; i < words; i++)
-        a += p[i];
-    return a + b + c + d;
-}
-
 typedef struct {
     int fd;
     size_t bytes, block;
@@ -250,7 +234,7 @@ static int read_file_body(void *ctx, int64_t iters)
                 return errno == EINTR ? BL_EINTR : bl_sys_error("read");
             }
             if (c->sum_data)
-                c->sum += sum_words(c->buf, (size_t)n / 8);
+                c->sum += bl_sum_words(c->buf, (size_t)n / 8);
         }
     }
     BL_KEEP(c->sum);
@@ -266,7 +250,7 @@ static int mmap_file_body(void *ctx, int64_t iters)
         void *p = mmap(NULL, c->bytes, PROT_READ, MAP_SHARED, c->fd, 0);
         if (p == MAP_FAILED)
             return bl_sys_error("mmap");
-        c->sum += sum_words(p, c->bytes / 8);
+        c->sum += bl_sum_words(p, c->bytes / 8);
         munmap(p, c->bytes);
     }
     BL_KEEP(c->sum);
@@ -280,7 +264,7 @@ static int mmap_once_body(void *ctx, int64_t iters)
 {
     cached_file_ctx *c = ctx;
     for (int64_t i = 0; i < iters; i++)
-        c->sum += sum_words(c->map, c->bytes / 8);
+        c->sum += bl_sum_words(c->map, c->bytes / 8);
     BL_KEEP(c->sum);
     return BL_OK;
 }

@@ -23,6 +23,24 @@ int bl_measure(bl_body_fn body, bl_body_fn overhead, void *ctx,
 void bl_untimed_begin(void);
 void bl_untimed_end(void);
 
+/* Sum 64-bit words in four independent chains, so that the adds are not
+ * the limit and the loads are: a file reread's summing (fs.c) and the
+ * context switch's cache footprint (proc.c). */
+static inline uint64_t bl_sum_words(const uint64_t *p, size_t words)
+{
+    uint64_t a = 0, b = 0, c = 0, d = 0;
+    size_t i = 0;
+    for (; i + 4 <= words; i += 4) {
+        a += p[i];
+        b += p[i + 1];
+        c += p[i + 2];
+        d += p[i + 3];
+    }
+    for (; i < words; i++)
+        a += p[i];
+    return a + b + c + d;
+}
+
 /* add_chain.c: `iters` x 100 dependent adds (100 core cycles each); the
  * body form is the cpu_clock benchmark's (ctx: the chain's start value). */
 int bl_add_chain(int64_t iters);

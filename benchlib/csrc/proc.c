@@ -414,8 +414,14 @@ static int get_word(int fd, long *w)
 }
 
 /* The cache footprint: sum every word (a long, 8 bytes) of the array, one
- * load a word.  (Summing 4-byte ints made twice the loads; the slower loop
- * hid part of the refill from L2 that the footprint is there to show.) */
+ * load a word, in four independent chains (bl_sum_words).  The loop's
+ * speed is part of the figure: the overhead subtracted is the same sum
+ * over a hot array, and a loop bound by its adds makes the hot and the
+ * refilled sums alike, hiding the refill the footprint is there to show.
+ * (Summing 4-byte ints made twice the loads.  One chain of adds summed a
+ * hot 16 KiB in 0.6-1.9 us on the EPYC guest, the peer's loop in
+ * 0.3-0.7, and the four chains in 0.26-0.43: the overhead of 8 processes
+ * x 16 KB, less that of 0 KB, runs of 2026-11-27 in docs/peers.md.) */
 /* The array is the same every hop, so a compiler that saw the whole loop
  * (LTO) could sum it once and reuse the result.  The empty asm makes the
  * pointer, and the memory behind it, new to the compiler on every call:
@@ -423,10 +429,7 @@ static int get_word(int fd, long *w)
 static long sum_array(const long *a, size_t words)
 {
     __asm__ __volatile__("" : "+r"(a) : : "memory");
-    long s = 0;
-    for (size_t i = 0; i < words; i++)
-        s += a[i];
-    return s;
+    return (long)bl_sum_words((const uint64_t *)a, words);
 }
 
 /* mmap rather than malloc: the children make theirs after fork. */
