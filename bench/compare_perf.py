@@ -258,7 +258,7 @@ def plot(report: dict, path: Path) -> None:
     ticks = [t for t in (0.2, 0.3, 0.5, 0.7, 1, 1.5, 2, 3, 5, 10) if lo / 1.2 <= t <= hi * 1.2]
     ax.set_xticks(ticks, [f"{t:g}" for t in ticks])
     ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
-    ax.set_xlabel("benchlib / peer (median of per-round ratios, 95 % interval); "
+    ax.set_xlabel("benchlib / peer (median of per-round ratios, 95 % interval)\n"
                   "grey: +-10 %")
     m = report.get("machine", {})
     ax.set_title(f"benchlib against its peers on {m.get('cpu_model', '?')}\n"
@@ -268,7 +268,7 @@ def plot(report: dict, path: Path) -> None:
         ax.plot([], [], "o", color=c, label=name)
     ax.legend(fontsize=7, loc="lower right")
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
+    fig.savefig(path, dpi=120, bbox_inches="tight")  # long labels stay whole
     plt.close(fig)
 
 
@@ -382,19 +382,29 @@ def same_tool_by_command(report_path: Path) -> dict[str, dict]:
     return {v["other"]: v for v in report["pairs"].values()}
 
 
-def reread(report_path: Path, out: Path, same_tool_path: Path | None = None) -> dict:
-    """A recorded run's report summarised again with today's rules (the
-    agreement rule, the pairs' explanations), from the per-round values it
-    kept: nothing is measured.  Pairs the harness no longer has are left
-    out; each wall time is the one the report summarised."""
-    old = json.loads(report_path.read_text())
+def reread(report_paths: Path | list[Path], out: Path, same_tool_path: Path | None = None) -> dict:
+    """Recorded runs' reports summarised again with today's rules (the
+    agreement rule, the pairs' explanations), from the per-round values they
+    kept: nothing is measured.  Given several reports, each pair is read from
+    the last report that has it (a later, targeted run replaces the pair's
+    rounds of an earlier one; the rounds of two runs are never pooled).
+    Pairs the harness no longer has are left out; each wall time is the one
+    the report summarised."""
+    paths = [report_paths] if isinstance(report_paths, Path) else list(report_paths)
+    reports = [json.loads(path.read_text()) for path in paths]
+    old = reports[0]
     tools = Tools(old.get("cpu", 0), Path(tempfile.gettempdir()), Path("lmbench3"))
     built = {p.label: p for p in make_pairs(tools) + bandwidth_pairs(tools) + lmbench_pairs(tools)}
-    pairs = []
-    for label, v in old["pairs"].items():
+    recorded = {}  # label -> (the report it is read from, its values), in first-seen order
+    for path, report in zip(paths, reports):
+        for label, v in report["pairs"].items():
+            recorded[label] = (path, v)
+    pairs, source = [], {}
+    for label, (path, v) in recorded.items():
         p = built.get(label)
         if p is None:
             continue
+        source[label] = str(path)
         n = len(v["benchlib_values"])
         p.values.update(ours=list(v["benchlib_values"]), theirs=list(v["other_values"]),
                         first=list(v.get("first", [])),
@@ -404,9 +414,12 @@ def reread(report_path: Path, out: Path, same_tool_path: Path | None = None) -> 
             p.values["theirs_default"] = (v["other_default_value"], v["other_default_wall_s"])
         pairs.append(p)
     if not pairs:
-        raise SystemExit(f"compare_perf: no pair of {report_path} is one the harness has")
+        raise SystemExit(f"compare_perf: no pair of {', '.join(map(str, paths))} is one the "
+                         "harness has")
     header = {k: v for k, v in old.items() if k not in ("pairs", "rounds_done")}
-    header["reread_from"] = str(report_path)
+    header["reread_from"] = str(paths[0]) if len(paths) == 1 else [str(x) for x in paths]
+    if len(paths) > 1:
+        header["pair_read_from"] = source
     same_tool = None
     if same_tool_path is not None:
         same_tool = same_tool_by_command(same_tool_path)
@@ -449,18 +462,20 @@ def main() -> int:
     ap.add_argument("--same-tool", action="store_true",
                     help="an A/A run: each peer command paired with itself instead of with "
                          "benchlib (the share that agrees is the most this host allows)")
-    ap.add_argument("--reread", type=Path, default=None, metavar="REPORT",
-                    help="measure nothing: summarise a recorded compare_perf.json again with "
-                         "today's rules, into --out")
+    ap.add_argument("--reread", type=Path, nargs="+", default=None, metavar="REPORT",
+                    help="measure nothing: summarise recorded compare_perf.json files again "
+                         "with today's rules, into --out; with several, each pair is read from "
+                         "the last that has it")
     ap.add_argument("--a-a", type=Path, default=None, metavar="REPORT",
                     help="with --reread: a --same-tool report of the same host; a pair not "
                          "shown to agree whose peer was not shown to agree with itself either "
                          "reads host-limited")
     args = ap.parse_args()
     if args.reread is not None:
-        if not args.reread.is_file():
-            print(f"compare_perf: no such report: {args.reread}", file=sys.stderr)
-            return 2
+        for path in args.reread:
+            if not path.is_file():
+                print(f"compare_perf: no such report: {path}", file=sys.stderr)
+                return 2
         args.out.mkdir(parents=True, exist_ok=True)
         if args.a_a is not None and not args.a_a.is_file():
             print(f"compare_perf: no such report: {args.a_a}", file=sys.stderr)

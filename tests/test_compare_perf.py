@@ -286,6 +286,23 @@ def test_a_recorded_report_is_summarised_again_without_measuring(tmp_path):
     assert (tmp_path / "compare_perf.csv").exists() and (tmp_path / "compare_perf.md").exists()
 
 
+def test_several_reports_are_read_each_pair_from_the_last_that_has_it(tmp_path):
+    """--reread A B: the evening's all-pairs run, then a targeted run of the
+    select and context-switch pairs; a pair in both is read from the later
+    run alone (its rounds are not pooled with the earlier run's)."""
+    docs = Path(__file__).resolve().parents[1] / "docs/peers"
+    first, later = docs / "epyc-2026-11-27-all-pairs-evening.json", docs / "epyc-2026-11-27-ctx-four-chains.json"
+    a, b = (json.loads(f.read_text())["pairs"] for f in (first, later))
+    new = compare_perf.reread([first, later], tmp_path)
+    both = set(a) & set(b)
+    assert both and set(b) <= set(new["pairs"])
+    for label, v in new["pairs"].items():
+        src = b if label in b else a
+        assert v["benchlib_values"] == src[label]["benchlib_values"]
+        assert new["pair_read_from"][label] == str(later if label in b else first)
+    assert new["reread_from"] == [str(first), str(later)]
+
+
 def test_an_a_a_run_pairs_each_peer_command_with_itself_once():
     # two benchlib figures share lmbench3's `lat_sig install`: one A/A pair,
     # both sides the peer's own call, with no explanation carried over
