@@ -238,7 +238,8 @@ register(Benchmark(
     unit="us",
     counts="one hop (one context switch when the ring shares a CPU), after subtracting the "
            "same pipe write, read and array sum done by one process alone "
-           "(extras.overhead_us, per hop, hot caches)",
+           "(extras.overhead_us, per hop, hot caches); the sum runs in four independent "
+           "chains, so that it is bound by the loads and a refill shows",
     params=(Param("processes", "int", 2, "processes in the ring, this one included",
                   min=2, max=64),
             Param("process_kb", "int", 0, "kbytes (2^10) of private array each process sums "
