@@ -1,7 +1,8 @@
 /* How fast two shapes of a word-by-word copy move 64 MiB between two
- * buffers: benchlib's (csrc/memory.c, mem_bandwidth op=copy_unrolled: eight
- * 8-byte words an iteration, built -O2 as benchlib is) against one 8-byte
- * word an iteration (b[i] = a[i]), the shape of mbw's "dumb" test.  Both
+ * buffers: benchlib's own (csrc/internal.h bl_copy_words, mem_bandwidth
+ * op=copy_unrolled: eight 8-byte words an iteration, built -O2 as benchlib
+ * is) against one 8-byte word an iteration (b[i] = a[i]), the shape of
+ * mbw's "dumb" test.  Both
  * make the same loads and stores; the one-word loop runs four times the
  * loop instructions per cache line.  The mbw word-loop pair of
  * bench/compare_perf.py differs by this (docs/peers.md).
@@ -26,22 +27,8 @@ void one_word(uint64_t *d, const uint64_t *s, size_t words)
         d[i] = s[i];
 }
 #elif PART == 2
-void eight_words(uint64_t *d, const uint64_t *s, size_t words)
-{
-    size_t i = 0, n8 = words - words % 8;
-    for (; i < n8; i += 8) {
-        d[i] = s[i];
-        d[i + 1] = s[i + 1];
-        d[i + 2] = s[i + 2];
-        d[i + 3] = s[i + 3];
-        d[i + 4] = s[i + 4];
-        d[i + 5] = s[i + 5];
-        d[i + 6] = s[i + 6];
-        d[i + 7] = s[i + 7];
-    }
-    for (; i < words; i++)
-        d[i] = s[i];
-}
+#include "internal.h" /* benchlib's own loop, not a copy of it */
+void eight_words(uint64_t *d, const uint64_t *s, size_t words) { bl_copy_words(d, s, words); }
 #else
 void one_word(uint64_t *d, const uint64_t *s, size_t words);
 void eight_words(uint64_t *d, const uint64_t *s, size_t words);

@@ -41,6 +41,24 @@ static inline uint64_t bl_sum_words(const uint64_t *p, size_t words)
     return a + b + c + d;
 }
 
+/* Copy 64-bit words, eight an iteration: mem_bandwidth's copy (memory.c). */
+static inline void bl_copy_words(uint64_t *d, const uint64_t *s, size_t words)
+{
+    size_t i = 0, n8 = words - words % 8;
+    for (; i < n8; i += 8) {
+        d[i] = s[i];
+        d[i + 1] = s[i + 1];
+        d[i + 2] = s[i + 2];
+        d[i + 3] = s[i + 3];
+        d[i + 4] = s[i + 4];
+        d[i + 5] = s[i + 5];
+        d[i + 6] = s[i + 6];
+        d[i + 7] = s[i + 7];
+    }
+    for (; i < words; i++)
+        d[i] = s[i];
+}
+
 /* add_chain.c: `iters` x 100 dependent adds (100 core cycles each); the
  * body form is the cpu_clock benchmark's (ctx: the chain's start value). */
 int bl_add_chain(int64_t iters);

@@ -488,23 +488,10 @@ static int bandwidth_body(void *ctx, int64_t iters)
                 s[i] += 1;
             BL_CLOBBER();
             break;
-        case BANDWIDTH_COPY_UNROLLED: {
-            size_t i = 0, n8 = words - words % 8;
-            for (; i < n8; i += 8) {
-                d[i] = s[i];
-                d[i + 1] = s[i + 1];
-                d[i + 2] = s[i + 2];
-                d[i + 3] = s[i + 3];
-                d[i + 4] = s[i + 4];
-                d[i + 5] = s[i + 5];
-                d[i + 6] = s[i + 6];
-                d[i + 7] = s[i + 7];
-            }
-            for (; i < words; i++)
-                d[i] = s[i];
+        case BANDWIDTH_COPY_UNROLLED:
+            bl_copy_words(d, s, words);
             BL_CLOBBER();
             break;
-        }
         case BANDWIDTH_MEMSET:
             memset(c->src, (int)(it & 0xff), c->bytes);
             BL_KEEP(c->src);
