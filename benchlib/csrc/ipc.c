@@ -170,8 +170,8 @@ int bl_pipe_latency(const bl_opts *o, double *ns, double *ticks, bl_info *info)
  * left on disk), each descriptor a separate open of it (its own struct
  * file); files=2 makes them dups of one open instead (one struct file
  * behind every descriptor, as the classic select-on-files figure has
- * them).  epoll
- * refuses regular files (EPERM), so files is select or poll only. */
+ * them).  epoll refuses regular files (EPERM), so files is select or poll
+ * only. */
 #define BL_WAIT_SELECT 0
 #define BL_WAIT_POLL 1
 #define BL_WAIT_EPOLL 2
