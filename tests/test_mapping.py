@@ -10,8 +10,11 @@ from conftest import refuses
 
 def test_untimed_brackets_leave_the_set_up_out():
     # Every iteration sleeps 3 ms inside the brackets and nothing outside:
-    # were the brackets ignored, no sample could be under 3 ms; taken out,
-    # what remains is the brackets' own clock reads (microseconds).
+    # were the brackets ignored, no sample of two iterations could be under
+    # 6 ms; taken out, what remains is the brackets' own clock reads
+    # (microseconds).  A host stall in the open part can still lengthen one
+    # sample (CI, 2026-11-27: 2.42 ms beside 0.09 and 0.08), so the fastest
+    # sample is the one held under 1 ms.
     from benchlib._native import ffi, lib
 
     opts = ffi.new("bl_opts *", {"n_samples": 3, "n_warmup": 0, "target_sample_ns": 0,
@@ -20,7 +23,8 @@ def test_untimed_brackets_leave_the_set_up_out():
     ns, info = ffi.new("double[]", 3), ffi.new("bl_info *")
     assert lib.bl_untimed_sleep_loop(3000.0, 0.0, opts, ns, ffi.NULL, info) == lib.BL_OK
     assert info.n_samples == 3
-    assert all(0 <= ns[i] < 1e6 for i in range(3)), [ns[i] for i in range(3)]
+    assert all(ns[i] >= 0 for i in range(3)) and min(ns[i] for i in range(3)) < 1e6, \
+        [ns[i] for i in range(3)]
     # and time in the open still counts: a 2 ms sleep outside is never under 2 ms
     assert lib.bl_untimed_sleep_loop(0.0, 2000.0, opts, ns, ffi.NULL, info) == lib.BL_OK
     assert all(ns[i] >= 2e6 for i in range(3))
