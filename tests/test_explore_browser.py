@@ -76,9 +76,15 @@ def jupyterlab(tmp_path):
     folder, home = tmp_path / "lab", tmp_path / "home"
     folder.mkdir()
     (home / "config" / "labconfig").mkdir(parents=True)
-    # no announcements or update checks: the lab fetches nothing from outside
+    # no announcements or update checks: the lab fetches nothing from outside.
+    # No debugger either: it asks the kernel for its state when the kernel
+    # starts, and on a loaded host that request can be cancelled before the
+    # kernel replies, which JupyterLab logs as a console error of its own
+    # ("Could not restore the debugger state: Canceled future for
+    # debug_request", CI 2026-11-27); the explorer does not use the debugger.
     (home / "config" / "labconfig" / "page_config.json").write_text(json.dumps(
-        {"disabledExtensions": {"@jupyterlab/apputils-extension:announcements": True}}))
+        {"disabledExtensions": {"@jupyterlab/apputils-extension:announcements": True,
+                                "@jupyterlab/debugger-extension": True}}))
     _smoke_copy(folder, tmp_path / "out")
     token, port = secrets.token_hex(16), _free_port()
     env = {**os.environ, "JUPYTER_CONFIG_DIR": str(home / "config"),
