@@ -4,6 +4,7 @@ functions of recorded text (tests/test_compare_perf.py)."""
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import os
 import re
@@ -138,15 +139,17 @@ class Tools:
         return likwid_bandwidth(self.run(["likwid-bench", "-t", test, "-w", f"S0:{size}:1",
                                           "-s", "0.3"]))
 
+    @functools.cached_property
+    def _mbw_tests(self) -> dict[str, int]:
+        try:
+            p = subprocess.run(["mbw", "-h"], capture_output=True, text=True)
+        except OSError:  # not installed: the numbers of today's mbw
+            return mbw_tests("mbw memory benchmark v2.0")
+        return mbw_tests(p.stdout + p.stderr)
+
     def mbw_test(self, kind: str) -> int:
         """mbw's -t number of its memcpy test or its word loop on this
         machine's mbw (mbw_tests)."""
-        if not hasattr(self, "_mbw_tests"):
-            try:
-                p = subprocess.run(["mbw", "-h"], capture_output=True, text=True)
-                self._mbw_tests = mbw_tests(p.stdout + p.stderr)
-            except OSError:  # not installed: the numbers of today's mbw
-                self._mbw_tests = mbw_tests("mbw memory benchmark v2.0")
         return self._mbw_tests[kind]
 
     def mbw_mb_s(self, mib: int, kind: str) -> float:
@@ -336,20 +339,16 @@ def make_pairs(t: Tools) -> list[Pair]:
     # bytes off a cache line, the source 16 bytes past it modulo a page:
     # read with a memcpy interposed by LD_PRELOAD); 64 MiB buffers are
     # mapped, each 16 bytes in
-    for size, loops, offsets in ((64 << 10, 100_000, (256, 240)), (64 * MiB, 40, (16, 16))):
-        like_perf = f"bcopy size_bytes={size} src_offset_bytes={offsets[0]} dst_offset_bytes={offsets[1]}"
-        for label, params, explained_by in (
-                (f"bcopy size_bytes={size}", (f"size_bytes={size}",), like_perf),
-                (like_perf, (f"size_bytes={size}", f"src_offset_bytes={offsets[0]}",
-                             f"dst_offset_bytes={offsets[1]}"), "")):
-            pair_label = f"{label} | perf bench mem memcpy -s {size}B"
-            pairs.append(Pair(pair_label, "MB/s",
+    for size, loops, (src, dst) in ((64 << 10, 100_000, (256, 240)), (64 * MiB, 40, (16, 16))):
+        peer = f"perf bench mem memcpy -s {size}B"
+        placed = (f"size_bytes={size}", f"src_offset_bytes={src}", f"dst_offset_bytes={dst}")
+        for params in (placed[:1], placed):  # benchlib's own placement, then perf's
+            pairs.append(Pair(f"bcopy {' '.join(params)} | {peer}", "MB/s",
                               lambda p=params: t.benchlib("bcopy", *p, f"cpu={c}")["value"],
                               lambda s=size, n=loops: t.perf_memcpy_mb_s(s, n), "perf",
                               "benchlib run bcopy " + " ".join(f"-p {p}" for p in params),
                               f"perf bench mem memcpy -f default -s {size}B -l {loops}",
-                              explained_by=f"{explained_by} | perf bench mem memcpy -s {size}B"
-                              if explained_by else ""))
+                              explained_by="" if params == placed else f"bcopy {' '.join(placed)} | {peer}"))
     for pattern, rw in (("sequential", "read"), ("random", "randread")):
         pairs.append(Pair(f"disk_io read {pattern} 4 KiB O_DIRECT | fio --rw={rw} --bs=4k --direct=1",
                           "us",
