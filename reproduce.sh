@@ -87,8 +87,11 @@ case "$mode" in
     # one worker per CPU (pytest-xdist): the notebooks' smoke runs and the
     # unit tests share the machine's CPUs instead of queueing on one; work
     # stealing keeps both busy to the end (the long notebook runs sort late,
-    # and a fixed share left one CPU idle while the other ran them)
-    exec "$py" -m pytest -q -n auto --dist worksteal "${extra[@]}"
+    # and a fixed share left one CPU idle while the other ran them).  The
+    # slowest phases are listed at the end (set-up and teardown included), so
+    # that a run that waits names the test it waited in (two fresh-clone runs
+    # took 15 minutes against 6 with normal CPU use, sessions 14-15)
+    exec "$py" -m pytest -q -n auto --dist worksteal --durations=15 "${extra[@]}"
     ;;
   reproduce)
     exec "$py" -m benchlib.notebooks --profile "$profile" "${extra[@]}"

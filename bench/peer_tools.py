@@ -399,7 +399,11 @@ LMBENCH_US = [
      ("op=fork_exit", "parent=small", "child_exit=exit")),
     ("process_creation", ("op=fork_exit", "parent=small", "child_exit=exit"), "lat_proc", ("fork",),
      1e3, None),
-    ("process_creation", ("op=fork_exec_exit", "parent=small"), "lat_proc", ("exec",), 1e3, None),
+    # lat_proc exec execs its program with an empty environment (envp NULL)
+    ("process_creation", ("op=fork_exec_exit", "parent=small"), "lat_proc", ("exec",), 1e3,
+     ("op=fork_exec_exit", "parent=small", "environment=empty")),
+    ("process_creation", ("op=fork_exec_exit", "parent=small", "environment=empty"), "lat_proc",
+     ("exec",), 1e3, None),
     ("process_creation", ("op=fork_sh_exit", "parent=small"), "lat_proc", ("shell",), 1e3, None),
     ("pipe_latency", ("placement=same_cpu",), "lat_pipe", (), 1.0, None),
     ("ipc_latency", ("transport=unix", "placement=same_cpu"), "lat_unix", (), 1.0, None),

@@ -49,6 +49,29 @@ def test_fork_exit_through_libc_exit():
     assert r.params["child_exit"] == "exit"
 
 
+def test_exec_with_an_empty_environment(tmp_path):
+    """environment=empty execs the program with no variable at all, inherit
+    with the forking process's: a program that fails when it sees any, run
+    by the small C parent (proc_runner, the C core's bl_process_creation)."""
+    from benchlib.measuring.benchmarks import proc_runner
+    from benchlib.measuring.benchmarks.proc import _lib
+    src, prog = tmp_path / "noenv.c", tmp_path / "noenv"
+    src.write_text("extern char **environ;\nint main(void) { return environ[0] ? 3 : 0; }\n")
+    subprocess.run(["cc", "-O2", "-o", str(prog), str(src)], check=True)
+    lib = _lib()
+
+    def run(op):
+        # op program n_samples n_warmup target_ns max_total_ns cpu pages touch
+        out = subprocess.run([proc_runner(), str(op), str(prog), "2", "0", "1e5", "1e8", "-1",
+                              "0", "0"], capture_output=True, text=True, check=True).stdout
+        return out.splitlines()
+
+    empty = run(lib.BL_PROCESS_FORK_EXEC_EXIT | lib.BL_PROCESS_EMPTY_ENV)
+    assert empty[0].split()[0] == "0" and len(empty) >= 4, empty
+    inherit = run(lib.BL_PROCESS_FORK_EXEC_EXIT)
+    assert inherit[0].split()[0] != "0" and "status 3" in inherit[1], inherit
+
+
 def test_tiny_program_exists_and_exits_zero():
     path = tiny_program()
     assert os.path.isabs(path) and os.access(path, os.X_OK)
@@ -125,6 +148,8 @@ def test_context_switch(params):
     ("signal_latency", {"op": "install", "sender": "kill"}, "deliver only"),
     ("signal_latency", {"op": "install", "minus_send": "yes"}, "deliver only"),
     ("process_creation", {"op": "fork_exec_exit", "child_exit": "exit"}, "fork_exit only"),
+    ("process_creation", {"op": "fork_sh_exit", "environment": "empty"}, "fork_exec_exit only"),
+    ("process_creation", {"op": "fork_exit", "environment": "empty"}, "fork_exec_exit only"),
 ])
 def test_bad_parameters(name, params, match):
     with pytest.raises(BenchlibError, match=match):

@@ -265,9 +265,10 @@ int bl_signal_latency(int op, const bl_opts *o, double *ns, double *ticks, bl_in
  * BL_PROCESS_FORK_SH_EXIT: it execs /bin/sh -c with program's bare name, the
  * program's directory appended to PATH. */
 enum { BL_PROCESS_FORK_EXIT = 0, BL_PROCESS_FORK_EXEC_EXIT = 1, BL_PROCESS_FORK_SH_EXIT = 2 };
-/* Or-ed into op (fork_exit only): the child leaves with libc's exit()
- * (atexit handlers, stdio flushed) instead of _exit(). */
-enum { BL_PROCESS_LIBC_EXIT = 0x100 };
+/* Or-ed into op: (fork_exit only) the child leaves with libc's exit()
+ * (atexit handlers, stdio flushed) instead of _exit(); (fork_exec_exit
+ * only) the program is exec'd with an empty environment, not this one. */
+enum { BL_PROCESS_LIBC_EXIT = 0x100, BL_PROCESS_EMPTY_ENV = 0x200 };
 int bl_process_creation(int op, const char *program, const bl_opts *o, double *ns,
                         double *ticks, bl_info *info);
 

@@ -219,10 +219,16 @@ int bl_process_creation(int op, const char *program, const bl_opts *o, double *n
                         double *ticks, bl_info *info)
 {
     int libc_exit = (op & BL_PROCESS_LIBC_EXIT) != 0;
-    op &= ~BL_PROCESS_LIBC_EXIT;
+    int empty_env = (op & BL_PROCESS_EMPTY_ENV) != 0;
+    op &= ~(BL_PROCESS_LIBC_EXIT | BL_PROCESS_EMPTY_ENV);
     if (op < BL_PROCESS_FORK_EXIT || op > BL_PROCESS_FORK_SH_EXIT) {
         bl_set_error("process_creation: unknown op %d (0 fork_exit, 1 fork_exec_exit, "
                      "2 fork_sh_exit)", op);
+        return BL_EINVAL;
+    }
+    if (empty_env && op != BL_PROCESS_FORK_EXEC_EXIT) {
+        bl_set_error("process_creation: an empty environment applies to fork_exec_exit only "
+                     "(the shell needs PATH to find the program)");
         return BL_EINVAL;
     }
     if (op != BL_PROCESS_FORK_EXIT && (program == NULL || program[0] != '/')) {
@@ -241,8 +247,11 @@ int bl_process_creation(int op, const char *program, const bl_opts *o, double *n
     char *path_var = NULL, *dir = NULL;
     int rc = BL_OK;
 
+    static char *no_env[1] = {NULL};
     if (op == BL_PROCESS_FORK_EXEC_EXIT) {
         c.argv = argv_exec;
+        if (empty_env)
+            c.envp = no_env;
     } else if (op == BL_PROCESS_FORK_SH_EXIT) {
         /* As a user starts a program by name: the shell is given the bare
          * name and finds it along PATH, to which the program's directory is
