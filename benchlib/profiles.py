@@ -67,6 +67,8 @@ SETTINGS: dict[str, dict[str, Any]] = {
                     "full": (8, 2, [16, 64, 256, 1024, 4096])},
     # the fitted curves' passes, each in random order, each point its best
     "memory.passes": {"smoke": 1, "quick": 2, "full": 2},
+    # the random walk's passes, spread over the run (smoke measures no walk)
+    "memory.walk_passes": {"smoke": 0, "quick": 3, "full": 4},
     # sampling of each grid point (many points, each short) and of the few
     # points whose single values decide a step (line pairs, TLB chain)
     "memory.grid_sampling": {

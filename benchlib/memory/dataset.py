@@ -43,6 +43,8 @@ TABLES = {
            "latency_cycles, control_cycles",
     "walk": "the random walk around each cache above the first: size_bytes, latency_ns, "
             "latency_cycles",
+    "walk_passes": "every pass of the random walk on its own (passes spread over the run): "
+                   "size_bytes, pass_index, latency_ns, latency_cycles",
     "revisit": "the last cache revisited fast and slowly: size_bytes, spin_adds, role "
                "(base: the adds' own time), latency_ns, latency_cycles, clock_ghz",
 }
@@ -64,6 +66,7 @@ class MemoryData:
     walk: pd.DataFrame | None = None
     revisit: pd.DataFrame | None = None
     ring_passes: pd.DataFrame | None = None
+    walk_passes: pd.DataFrame | None = None
     clock_ghz: float | None = None
     machine: dict = field(default_factory=dict, repr=False)
     tlb_reported: dict | None = field(default=None, repr=False)

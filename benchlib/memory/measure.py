@@ -64,9 +64,47 @@ def _best_of_passes(name: str, grid: dict, passes: int, profile, progress: bool,
              for _ in range(passes - 1)]
     every = _latency_rows(pd.concat([r.assign(passes=passes, pass_index=i)
                                      for i, r in enumerate(runs)], ignore_index=True))
-    keys = list(grid)
+    return _fastest(every, list(grid)), every
+
+
+def _fastest(every: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
+    """Each point's fastest pass (least cycles) of ``every`` pass's rows."""
     idx = every.groupby(keys)["latency_cycles"].idxmin()
-    return every.loc[idx].sort_values(keys).reset_index(drop=True), every
+    return every.loc[idx].sort_values(keys).reset_index(drop=True)
+
+
+class _SpreadWalk:
+    """The random walk's passes, taken at different moments of the run (each
+    call of :meth:`measure` is one pass over every size, in random order),
+    each point read at its fastest pass.  A neighbour on the core (a host's
+    other tenant on the sibling thread) takes part of the L2 for stretches
+    of tens of milliseconds to seconds (bench/memory_over_time.py); passes
+    back to back fall in one stretch, passes spread over the run give each
+    size several chances to see the cache alone."""
+
+    def __init__(self, sizes: list[int], prof, progress: bool, recorder=None):
+        self.sizes, self.prof, self.progress, self.recorder = sizes, prof, progress, recorder
+        self.passes: list[pd.DataFrame] = []
+
+    def measure(self) -> pd.DataFrame:
+        """One more pass; the fastest of every pass so far."""
+        if self.sizes:
+            df = _latency_rows(sweep("mem_latency", {"size_bytes": self.sizes}, profile=self.prof,
+                                     progress=self.progress, shuffle=True, stride_bytes=64,
+                                     pattern="walk", huge_pages="on", recorder=self.recorder))
+            self.passes.append(df.assign(pass_index=len(self.passes)))
+        return self.best
+
+    @property
+    def every(self) -> pd.DataFrame | None:
+        """Every pass's rows (``pass_index``), or None before the first."""
+        if not self.passes:
+            return None
+        return pd.concat(self.passes, ignore_index=True).assign(passes=len(self.passes))
+
+    @property
+    def best(self) -> pd.DataFrame | None:
+        return None if not self.passes else _fastest(self.every, ["size_bytes"])
 
 
 def measure(profile: str = "quick", progress: bool = True, strides: list[int] | None = None,
@@ -142,34 +180,29 @@ def measure(profile: str = "quick", progress: bool = True, strides: list[int] | 
                        pd.concat([data.ring_passes, ext], ignore_index=True))
         look = _first_look(data)
     line_sizes = planning.line_sizes(look, p)
+    # the walk's passes spread over the rest of the run (_SpreadWalk): one
+    # now, one after the stride curves, the rest after the slow revisit
+    walk = _SpreadWalk(planning.walk_sizes(look, p.walk_per_octave),
+                       setting("memory.walk_sampling", profile), progress, recorder)
+    walk.measure()
     # the paper-style stride curves up to the line-size strides' sizes (past
     # the last cache the first look found; the scan's top where it found none)
     data = replace(data, line_strides=line_strides_at(line_sizes),
                    latency=pd.concat([data.latency] + stride_curves(max(line_sizes)),
                                      ignore_index=True))
-    sizes = planning.walk_sizes(look, p.walk_per_octave)
-    if sizes:
-        data = replace(data, walk=measure_walk(sizes, p.passes,
-                                               setting("memory.walk_sampling", profile),
-                                               progress, recorder=recorder))
+    data = replace(data, walk=walk.measure())
     sizes = planning.revisit_sizes(_first_look(data))
     if sizes:
         data = replace(data, revisit=measure_revisit(sizes, profile, progress, recorder=recorder))
-    return replace(data, elapsed_s=time.monotonic() - t0)
+    while len(walk.passes) < setting("memory.walk_passes", profile) and walk.sizes:
+        data = replace(data, walk=walk.measure())
+    return replace(data, walk_passes=walk.every, elapsed_s=time.monotonic() - t0)
 
 
 def _first_look(data: MemoryData):
     """The plan's look at what is measured so far: the fit's levels and TLB
     (the passes, read only by the final fit, are left out)."""
     return fit_memory(replace(data, ring_passes=None))
-
-
-def measure_walk(sizes: list[int], passes: int, prof, progress: bool, recorder=None) -> pd.DataFrame:
-    """The random walk (mem_latency pattern=walk, huge pages) at ``sizes``,
-    each point the best of ``passes``."""
-    rows, _ = _best_of_passes("mem_latency", {"size_bytes": sizes}, passes, prof, progress,
-                              stride_bytes=64, pattern="walk", huge_pages="on", recorder=recorder)
-    return rows
 
 
 def measure_revisit(sizes: list[int], profile: str, progress: bool, recorder=None) -> pd.DataFrame:

@@ -14,6 +14,7 @@ from benchlib.memory.curve_readers import read_input
 from benchlib.memory.dataset import MemoryData
 from benchlib.memory.fit import fit_memory
 from benchlib.memory.hierarchy import Level, MemoryFit
+from benchlib.profiles import setting
 from simulated import SIM, K, M, simulated_memory, simulated_quick  # noqa: F401  (fixtures)
 
 
@@ -51,6 +52,33 @@ def test_the_walk_and_the_revisit_are_placed_by_a_first_look():
     rv = planning.revisit_sizes(look)
     assert min(rv) >= 4 * M and max(rv) <= 64 * M
     assert planning.revisit_sizes(_look()) == []
+
+
+def test_the_walks_passes_are_spread_over_the_run(monkeypatch):
+    """Each pass of the walk is one sweep of every walk size; other chases
+    run between them (a neighbour's stretch on the core should not cover
+    them all), and each point is its fastest pass."""
+    import benchlib.memory.measure as mem
+    from simulated import simulate
+
+    simulate(monkeypatch)
+    inner, calls = mem.sweep, []
+
+    def logged(name, grid, **kw):
+        calls.append("walk" if kw.get("pattern") == "walk" else name)
+        return inner(name, grid, **kw)
+
+    monkeypatch.setattr(mem, "sweep", logged)
+    data = mem.measure("quick", progress=False)
+    walks = [i for i, c in enumerate(calls) if c == "walk"]
+    assert len(walks) == setting("memory.walk_passes", "quick") == 3
+    assert walks[1] - walks[0] > 1 and "mem_revisit_latency" in calls[walks[1]:walks[2]]
+    assert set(data.walk["passes"]) == {3} and data.walk["size_bytes"].is_unique
+    assert set(data.walk["pass_index"]) <= {0, 1, 2}
+    every = data.walk_passes
+    assert len(every) == 3 * len(data.walk) and set(every["pass_index"]) == {0, 1, 2}
+    assert (every.groupby("size_bytes")["latency_cycles"].min().to_numpy()
+            == data.walk.sort_values("size_bytes")["latency_cycles"].to_numpy()).all()
 
 
 # ---------------------------------------------------- a slower revisit
@@ -96,7 +124,7 @@ def _levels(d):
 def test_a_saved_measurement_fits_to_the_same_levels(simulated_quick, tmp_path):
     data = simulated_quick
     assert set(data.inputs) == {"latency", "ring_passes", "line_strides", "pairs", "tlb",
-                                "walk", "revisit"}
+                                "walk", "revisit", "walk_passes"}
     fit = fit_memory(data)
     back = read_input(data.save(tmp_path / "saved").parent)
     assert back.inputs == data.inputs and back.clock_ghz == data.clock_ghz
