@@ -74,8 +74,8 @@ CHEN_T = "test_self_scaling_model.py " + " ".join(
 MUTANTS = [
     # ------------------------------------------------------ stats/summary.py
     _m("bootstrap_median_ci: mean for median", S,
-       "return np.median(x[resample_indices(x.size, n_boot, seed)], axis=1)",
-       "return np.mean(x[resample_indices(x.size, n_boot, seed)], axis=1)",
+       "return resampled[:, k] if x.size % 2 else (resampled[:, k - 1] + resampled[:, k]) / 2",
+       "return resampled.mean(axis=1)",
        f"{STATS_T} test_paired.py test_intervals.py"),
     _m("bootstrap_median_ci: one tail at (1-c)", S,
        "a = (1 - confidence) / 2", "a = (1 - confidence)", f"{STATS_T} test_paired.py"),

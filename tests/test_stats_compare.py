@@ -179,6 +179,19 @@ def test_the_bootstraps_are_deterministic_for_a_seed():
     assert rel_ci_halfwidth(a, seed=2) == rel_ci_halfwidth(a, seed=2) != rel_ci_halfwidth(a)
 
 
+@pytest.mark.parametrize("n", [2, 3, 20, 21, 64, 65, 200])
+def test_the_bootstraps_medians_are_the_resamples_medians(n):
+    """The sorted-row medians (a few dozen samples) and np.median (more) are
+    the medians of the very resamples resample_indices draws, which are
+    kept read-only between calls."""
+    from benchlib.stats.summary import bootstrap_medians, resample_indices
+    x = lognormal(np.random.default_rng(n), n)
+    idx = resample_indices(n, 500, 3)
+    assert not idx.flags.writeable and resample_indices(n, 500, 3) is idx
+    assert np.array_equal(bootstrap_medians(x, 500, 3), np.median(x[idx], axis=1))
+    assert np.array_equal(x, lognormal(np.random.default_rng(n), n))   # the samples untouched
+
+
 def test_a_run_of_fewer_samples_counts_only_as_many():
     """Runs of 4 samples at 1 and 5 at 3: a resample of both runs holds 4 ones
     and 5 threes (median 3), so the median is 3 three times in four and the

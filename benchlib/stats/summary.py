@@ -1,6 +1,7 @@
 """Small statistics shared by notebooks and benchmark scripts."""
 from __future__ import annotations
 
+import functools
 from typing import Sequence
 
 import numpy as np
@@ -21,16 +22,23 @@ def ratio_summary(ours: float, theirs: float) -> dict:
 # ---------------------------------------------------------------- bootstrap
 
 N_BOOTSTRAP = 2000
+#: Up to this many samples, a bootstrap's medians are taken by sorting rows.
+SORT_BELOW = 64
 
 
 def _rng(seed):
     return np.random.default_rng(seed)
 
 
+@functools.lru_cache(maxsize=16)
 def resample_indices(n: int, n_boot: int = N_BOOTSTRAP, seed: int = 0) -> np.ndarray:
     """The one resampling of every bootstrap here: ``n_boot`` rows of ``n``
-    indices drawn with replacement (deterministic for a given seed)."""
-    return _rng(seed).integers(0, n, size=(n_boot, n))
+    indices drawn with replacement (deterministic for a given seed, so the
+    last few are kept, read-only: a sweep asks for the same ones at every
+    point)."""
+    idx = _rng(seed).integers(0, n, size=(n_boot, n))
+    idx.setflags(write=False)
+    return idx
 
 
 def percentile_interval(estimates, confidence: float = 0.95) -> tuple[float, float]:
@@ -65,7 +73,15 @@ def bootstrap_medians(samples: Sequence[float], n_boot: int = N_BOOTSTRAP,
         raise ValueError("bootstrap_median_ci needs finite values (no samples, or a NaN or inf)")
     if x.size == 1:
         return np.full(n_boot, x[0])
-    return np.median(x[resample_indices(x.size, n_boot, seed)], axis=1)
+    resampled = x[resample_indices(x.size, n_boot, seed)]
+    if x.size > SORT_BELOW:
+        return np.median(resampled, axis=1)
+    # a few dozen samples: sorting each row and taking its middle gives
+    # np.median's values exactly, about 5 times faster (every point of a
+    # sweep pays for this bootstrap)
+    resampled.sort(axis=1)
+    k = x.size // 2
+    return resampled[:, k] if x.size % 2 else (resampled[:, k - 1] + resampled[:, k]) / 2
 
 
 def rel_ci_halfwidth(samples: Sequence[float], confidence: float = 0.95, seed: int = 0) -> float:
