@@ -8,6 +8,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 
 import pandas as pd
 import pytest
@@ -121,6 +122,53 @@ def test_concurrent_importers_lose_and_double_nothing(db_url, tmp_path):
         engine.dispose()
         assert n["results"] == known["results"] and n["samples"] == known["samples"]
         assert n["machines"] == known["machines"] and n["imported_files"] == 8
+
+
+def test_new_sqlite_file_waits_for_the_process_creating_it(tmp_path, monkeypatch):
+    """Switching a new file to WAL while another connection holds its write
+    lock gets SQLITE_BUSY from SQLite at once, busy timeout or not (one of
+    the concurrent importers above, creating the same file, on CI at 208d6b1):
+    open_db retries the switch until the lock is let go."""
+    import sqlite3
+
+    path = tmp_path / "new.sqlite"
+    creator = sqlite3.connect(path, isolation_level=None, timeout=0)
+    creator.execute("BEGIN IMMEDIATE")  # another process halfway through creating the file
+    slept = []
+
+    def sleep(s):
+        slept.append(s)
+        if len(slept) == 3:
+            creator.execute("ROLLBACK")
+
+    monkeypatch.setattr(time, "sleep", sleep)  # the retries' sleeps
+    engine = bdb.open_db(path)
+    with engine.connect() as conn:
+        mode = conn.exec_driver_sql("PRAGMA journal_mode").scalar()
+        v = schema.version(conn)
+    engine.dispose()
+    creator.close()
+    assert len(slept) == 3 and mode == "wal" and v == schema.SCHEMA_VERSION
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["new.sqlite"]
+
+
+def test_sqlite_lock_never_let_go_is_a_one_line_error(tmp_path, monkeypatch):
+    """The retries of the WAL switch wait as long as the busy timeout in all,
+    then give the error every other open failure gives."""
+    import sqlite3
+
+    from benchlib.results.db import engine as eng
+
+    path = tmp_path / "new.sqlite"
+    creator = sqlite3.connect(path, isolation_level=None, timeout=0)
+    creator.execute("BEGIN IMMEDIATE")
+    slept = []
+    monkeypatch.setattr(time, "sleep", slept.append)
+    with pytest.raises(BenchlibError, match=r"^cannot open the database .*: database is locked$"):
+        bdb.open_db(path)
+    creator.close()
+    assert sum(slept) == pytest.approx(eng.SQLITE_BUSY_TIMEOUT_S, abs=0.1)
+    assert max(slept) == 0.1
 
 
 def test_interrupted_import_leaves_no_row(db_url, tmp_path, monkeypatch):

@@ -4,6 +4,8 @@ and the schema brought up to date."""
 from __future__ import annotations
 
 import os
+import sqlite3
+import time
 from pathlib import Path
 
 import sqlalchemy as sa
@@ -37,6 +39,47 @@ def resolve_url(db: str | os.PathLike | None = None) -> str:
     return text
 
 
+def _busy_delays(total_s: float = SQLITE_BUSY_TIMEOUT_S):
+    """The sleeps between retries of a statement SQLite refused with
+    SQLITE_BUSY without waiting: 1, 2, 4 ... ms, at most 100 ms each, adding
+    up to the busy timeout (the shape of SQLite's own busy handler)."""
+    delay, spent = 0.001, 0.0
+    while spent < total_s:
+        yield delay
+        spent += delay
+        delay = min(2 * delay, 0.1)
+
+
+def _is_busy(exc: sqlite3.OperationalError) -> bool:
+    code = getattr(exc, "sqlite_errorcode", None)  # Python 3.11+
+    return (code & 0xFF) == 5 if code is not None else str(exc).startswith("database is locked")
+
+
+def _set_wal(cur: sqlite3.Cursor) -> None:
+    """PRAGMA journal_mode = WAL, waiting for other connections as the busy
+    timeout would.
+
+    A file not yet in WAL mode (a new one) is switched by writing its header:
+    SQLite takes a read lock, then upgrades it to a write lock.  If another
+    connection holds the write lock meanwhile (another process switching or
+    creating the same new file), SQLite returns SQLITE_BUSY at once without
+    calling the busy handler, because two connections waiting on each other's
+    locks would deadlock (https://sqlite.org/c3ref/busy_handler.html).  The
+    failed statement has let go of its read lock, so the other connection
+    finishes, and the retry finds the file in WAL mode (nothing to write) or
+    gets the write lock itself."""
+    delays = _busy_delays()
+    while True:
+        try:
+            cur.execute("PRAGMA journal_mode = WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            delay = next(delays, None)
+            if delay is None or not _is_busy(exc):
+                raise
+        time.sleep(delay)
+
+
 def _sqlite_setup(engine: sa.Engine) -> None:
     """Let pysqlite leave transactions to us, and start each with BEGIN
     IMMEDIATE: a writer takes the write lock at once and others wait for it
@@ -47,7 +90,7 @@ def _sqlite_setup(engine: sa.Engine) -> None:
         dbapi_conn.isolation_level = None
         cur = dbapi_conn.cursor()
         cur.execute(f"PRAGMA busy_timeout = {SQLITE_BUSY_TIMEOUT_S * 1000}")
-        cur.execute("PRAGMA journal_mode = WAL")
+        _set_wal(cur)
         cur.execute("PRAGMA foreign_keys = ON")
         cur.close()
 
