@@ -423,7 +423,12 @@ LMBENCH_US = [
      1.0, None),
 ]
 # lat_ctx: (processes, KB each)
-LMBENCH_CTX = [(2, 0), (8, 16)]
+# lat_ctx: (processes, KB each, benchlib's extra parameters).  lat_ctx forks
+# its ring from itself, a small C program; context_switch parent=small (the
+# default) forks it from proc_runner, parent=interpreter from the Python
+# measuring process, whose ring read 0.78 of lat_ctx's 8 x 16 KB hop where
+# the same C code in a small process read 1.00 (EPYC guest, 2026-11-27)
+LMBENCH_CTX = [(2, 0, ()), (8, 16, ()), (8, 16, ("parent=interpreter",))]
 LMBENCH_MB_S = [
     # bw_mem rd and wr touch one 4-byte word in every 16 bytes (every line,
     # four loads or stores a line) and count every byte of the buffer:
@@ -504,14 +509,17 @@ def lmbench_pairs(t: Tools) -> list[Pair]:
             f"benchlib run {name} " + " ".join(f"-p {p}" for p in params if p != "DIR"),
             f"{program} -N 5 {' '.join(args)}".rstrip(),
             explained_by=_label(name, variant, program, args) if variant else ""))
-    for n, kb in LMBENCH_CTX:
-        params = (f"processes={n}", f"process_kb={kb}", "placement=same_cpu")
+    for n, kb, extra in LMBENCH_CTX:
+        base = (f"processes={n}", f"process_kb={kb}", "placement=same_cpu")
+        params = base + extra
+        peer = ("-s", str(kb), str(n))
         pairs.append(Pair(
-            _label("context_switch", params, "lat_ctx", ("-s", str(kb), str(n))), "us",
+            _label("context_switch", params, "lat_ctx", peer), "us",
             ours("context_switch", params),
             lambda n=n, kb=kb: t.timed(lambda: t.lmbench_ctx_us(kb, n)), "lmbench3",
             "benchlib run context_switch " + " ".join(f"-p {p}" for p in params),
-            f"lat_ctx -N 5 -s {kb} {n}"))
+            f"lat_ctx -N 5 -s {kb} {n}",
+            explained_by=_label("context_switch", base, "lat_ctx", peer) if extra else ""))
     for name, params, program, args, *variant in LMBENCH_MB_S:
         written = next((parse_size(p.split("=", 1)[1]) for p in params
                         if p.startswith("write_bytes=")), FILE_WRITE_BYTES)

@@ -123,6 +123,8 @@ def test_process_creation_leaves_no_child(parent):
     {"processes": 4, "process_kb": 16},
     {"processes": 2, "process_kb": 256},
     {"processes": 3, "process_kb": 0, "placement": "unpinned"},
+    {"processes": 4, "process_kb": 16, "parent": "interpreter"},
+    {"processes": 3, "process_kb": 0, "placement": "unpinned", "parent": "interpreter"},
 ])
 def test_context_switch(params):
     r = harness.run("context_switch", params, profile="smoke")
@@ -132,6 +134,14 @@ def test_context_switch(params):
     assert r.overhead_ns > 0
     if params.get("placement", "same_cpu") == "same_cpu":
         assert r.placement["helper_cpu"] == r.placement["cpu_last"]
+    else:
+        assert r.placement["helper_cpu"] == -1
+    # the ring forked from the small C process (default) or from the worker
+    if params.get("parent", "small") == "small":
+        assert r.extras["parent"].startswith("proc_runner")
+        assert not processes_named("bl-proc-runner")
+    else:
+        assert r.extras["parent_mappings"] > 0 and "parent" not in r.extras
     assert measuring_children() == []  # every ring process reaped
 
 

@@ -1,5 +1,6 @@
 /*
- * proc_runner.c -- a small process that runs bl_process_creation.
+ * proc_runner.c -- a small process that runs bl_process_creation (or
+ * bl_context_switch: the ring's processes forked from it).
  *
  * Forking copies the parent's page tables and exiting tears the copy down,
  * so a fork from the Python interpreter (tens of MB, hundreds of mappings)
@@ -16,17 +17,73 @@
  *
  * usage: proc_runner op program n_samples n_warmup target_sample_ns
  *                    max_total_ns cpu mapped_pages touch
+ *        proc_runner ring processes process_bytes n_samples n_warmup
+ *                    target_sample_ns max_total_ns cpu
  *
  * mapped_pages one-page mappings (written once if touch is 1) are made
  * before the timing, as LEBench's big fork does (bl_map_extra_pages).
+ *
+ * "ring" runs bl_context_switch instead (the ring's processes forked from
+ * this small process, as lmbench3's lat_ctx forks them from its own; every
+ * process pinned to cpu unless it is -1, the overhead paired sample by
+ * sample).  Forked from the Python measuring process, the same ring read
+ * 0.78 of lat_ctx's 8 x 16 KB hop, and 1.00 from a small C process
+ * (EPYC guest, 2026-11-27, docs/peers.md).
  */
 #include "internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+
+/* What the library call filled in, as text (the format above). */
+static void report(int rc, const bl_info *info, const double *ns, const double *ticks,
+                   const double *ghz)
+{
+    printf("%d %lld %d %.17g %.17g %d %.17g %d %d %d\n%s\n", rc, (long long)info->iterations,
+           info->n_samples, info->overhead_ns, info->clock_resolution_ns, info->has_ticks,
+           info->calibration_ns, info->cpu_first, info->cpu_last, info->cpu_migrations,
+           rc == BL_OK ? "" : bl_last_error());
+    for (int i = 0; i < info->n_samples; i++)
+        printf("%.17g %.17g %.17g\n", ns[i], ticks[i], ghz[i]);
+}
+
+static int ring(int argc, char **argv)
+{
+    if (argc != 9) {
+        fprintf(stderr, "usage: %s ring processes process_bytes n_samples n_warmup target_ns "
+                "max_total_ns cpu\n", argv[0]);
+        return 2;
+    }
+    bl_opts o = {0};
+    int processes = atoi(argv[2]);
+    long long bytes = atoll(argv[3]);
+    o.n_samples = atoi(argv[4]);
+    o.n_warmup = atoi(argv[5]);
+    o.target_sample_ns = atof(argv[6]);
+    o.max_total_ns = atof(argv[7]);
+    o.cpu = o.helper_cpu = atoi(argv[8]);
+    o.subtract_overhead = 1;
+    if (o.n_samples < 1 || o.n_samples > 10000000 || bytes < 0) {
+        fprintf(stderr, "bad n_samples or process_bytes\n");
+        return 2;
+    }
+    double *ns = calloc((size_t)o.n_samples, sizeof *ns);
+    double *ticks = calloc((size_t)o.n_samples, sizeof *ticks);
+    double *ghz = calloc((size_t)o.n_samples, sizeof *ghz);
+    if (!ns || !ticks || !ghz)
+        return 2;
+    o.clock_ghz = ghz;
+    bl_info info = {0};
+    int rc = bl_context_switch(processes, (size_t)bytes, &o, ns, ticks, &info);
+    report(rc, &info, ns, ticks, ghz);
+    return 0;
+}
 
 int main(int argc, char **argv)
 {
+    if (argc > 1 && strcmp(argv[1], "ring") == 0)
+        return ring(argc, argv);
     if (argc != 10) {
         fprintf(stderr, "usage: %s op program n_samples n_warmup target_ns max_total_ns cpu "
                 "mapped_pages touch\n", argv[0]);
@@ -55,11 +112,6 @@ int main(int argc, char **argv)
     if (rc == BL_OK)
         rc = bl_process_creation(op, argv[2], &o, ns, ticks, &info);
     bl_unmap_extra_pages();
-    printf("%d %lld %d %.17g %.17g %d %.17g %d %d %d\n%s\n", rc, (long long)info.iterations,
-           info.n_samples, info.overhead_ns, info.clock_resolution_ns, info.has_ticks,
-           info.calibration_ns, info.cpu_first, info.cpu_last, info.cpu_migrations,
-           rc == BL_OK ? "" : bl_last_error());
-    for (int i = 0; i < info.n_samples; i++)
-        printf("%.17g %.17g %.17g\n", ns[i], ticks[i], ghz[i]);
+    report(rc, &info, ns, ticks, ghz);
     return 0;
 }

@@ -94,9 +94,16 @@ def _run_small_parent(op: int, program: str, o, ns, tk, info, pages: int = 0,
     """process_creation in proc_runner, a small C process (see proc_runner.c)
     that first maps ``pages`` one-page mappings (written if ``touch``); its
     figures are copied into the arrays the harness passed."""
+    return _in_proc_runner([str(op), program or "-", str(o.n_samples), str(o.n_warmup),
+                            repr(o.target_sample_ns), repr(o.max_total_ns), str(o.cpu),
+                            str(pages), str(touch)], "process_creation", o, ns, tk, info)
+
+
+def _in_proc_runner(argv: list[str], name: str, o, ns, tk, info) -> int:
+    """Run proc_runner with ``argv`` and copy what it reports (its
+    library call's bl_info and samples) into the harness's arrays."""
     ffi = _ffi()
-    args = [proc_runner(), str(op), program or "-", str(o.n_samples), str(o.n_warmup),
-            repr(o.target_sample_ns), repr(o.max_total_ns), str(o.cpu), str(pages), str(touch)]
+    args = [proc_runner(), *argv]
     p = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         out, err = p.communicate()
@@ -118,7 +125,7 @@ def _run_small_parent(op: int, program: str, o, ns, tk, info, pages: int = 0,
     rc = int(head[0])
     if rc != 0:
         raise (BenchlibError if rc == _lib().BL_EINVAL else MeasurementError)(
-            f"process_creation: {lines[1]}")
+            f"{name}: {lines[1]}")
     info.iterations, info.n_samples = int(head[1]), int(head[2])
     info.overhead_ns, info.clock_resolution_ns = float(head[3]), float(head[4])
     info.has_ticks, info.calibration_ns = int(head[5]), float(head[6])
@@ -237,8 +244,17 @@ def _measure_ring(p, o, ns, tk, info):
     cpu = -1 if p["placement"] == "unpinned" else _pinned_cpu(p)
     o.cpu, o.helper_cpu = cpu, cpu
     o.subtract_overhead = 1
-    rc = _lib().bl_context_switch(n, p["process_kb"] * 1024, o, ns, tk, info)
-    return rc, {"overhead_us": info.overhead_ns / n / 1e3, "hops_per_iteration": n}
+    extras = {}
+    if p["parent"] == "small":
+        rc = _in_proc_runner(["ring", str(n), str(p["process_kb"] * 1024), str(o.n_samples),
+                              str(o.n_warmup), repr(o.target_sample_ns), repr(o.max_total_ns),
+                              str(cpu)], "context_switch", o, ns, tk, info)
+        info.helper_cpu = cpu
+        extras["parent"] = "proc_runner (a small C process)"
+    else:
+        extras = _parent_size()
+        rc = _lib().bl_context_switch(n, p["process_kb"] * 1024, o, ns, tk, info)
+    return rc, {"overhead_us": info.overhead_ns / n / 1e3, "hops_per_iteration": n, **extras}
 
 
 register(Benchmark(
@@ -258,7 +274,13 @@ register(Benchmark(
                   "same_cpu: every process pinned to one CPU (the paper's uniprocessor); "
                   "unpinned: scheduler's choice", choices=("same_cpu", "unpinned")),
             Param("cpu", "int", -1, "CPU of the ring with placement=same_cpu; -1 takes the "
-                  "first allowed CPU", min=-1, max=4095)),
+                  "first allowed CPU", min=-1, max=4095),
+            Param("parent", "choice", "small",
+                  "small: the ring's processes are forked from a small C process, as the "
+                  "paper's were; interpreter: from benchlib's Python measuring process (its "
+                  "hop read 0.78 of lmbench3's lat_ctx at 8 x 16 KB, the small parent's "
+                  "1.00: EPYC guest, 2026-11-27, docs/peers.md)",
+                  choices=("small", "interpreter"))),
     measure=_measure_ring,
     to_unit=lambda ns, p: ns / p["processes"] / 1e3,
     check=_check_ring,
