@@ -77,6 +77,8 @@ MUTANTS = [
        "return resampled[:, k] if x.size % 2 else (resampled[:, k - 1] + resampled[:, k]) / 2",
        "return resampled.mean(axis=1)",
        f"{STATS_T} test_paired.py test_intervals.py"),
+    _m("bootstrap_medians: many samples' mean for median", S,
+       "return np.median(resampled, axis=1)", "return np.mean(resampled, axis=1)", STATS_T),
     _m("bootstrap_median_ci: one tail at (1-c)", S,
        "a = (1 - confidence) / 2", "a = (1 - confidence)", f"{STATS_T} test_paired.py"),
     _m("rel_ci_halfwidth: the whole width", S,

@@ -422,13 +422,13 @@ LMBENCH_US = [
     ("select_latency", ("pipes=91", "descriptor=file_dup"), "lat_select", ("-n", "100", "file"),
      1.0, None),
 ]
-# lat_ctx: (processes, KB each)
 # lat_ctx: (processes, KB each, benchlib's extra parameters).  lat_ctx forks
 # its ring from itself, a small C program; context_switch parent=small (the
 # default) forks it from proc_runner, parent=interpreter from the Python
 # measuring process, whose ring read 0.78 of lat_ctx's 8 x 16 KB hop where
 # the same C code in a small process read 1.00 (EPYC guest, 2026-11-27)
-LMBENCH_CTX = [(2, 0, ()), (8, 16, ()), (8, 16, ("parent=interpreter",))]
+LMBENCH_CTX = [(2, 0, ("parent=small",)), (8, 16, ("parent=small",)),
+               (8, 16, ("parent=interpreter",))]
 LMBENCH_MB_S = [
     # bw_mem rd and wr touch one 4-byte word in every 16 bytes (every line,
     # four loads or stores a line) and count every byte of the buffer:
@@ -519,7 +519,8 @@ def lmbench_pairs(t: Tools) -> list[Pair]:
             lambda n=n, kb=kb: t.timed(lambda: t.lmbench_ctx_us(kb, n)), "lmbench3",
             "benchlib run context_switch " + " ".join(f"-p {p}" for p in params),
             f"lat_ctx -N 5 -s {kb} {n}",
-            explained_by=_label("context_switch", base, "lat_ctx", peer) if extra else ""))
+            explained_by=(_label("context_switch", base + ("parent=small",), "lat_ctx", peer)
+                          if extra != ("parent=small",) else "")))
     for name, params, program, args, *variant in LMBENCH_MB_S:
         written = next((parse_size(p.split("=", 1)[1]) for p in params
                         if p.startswith("write_bytes=")), FILE_WRITE_BYTES)

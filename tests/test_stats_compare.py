@@ -182,12 +182,15 @@ def test_the_bootstraps_are_deterministic_for_a_seed():
 @pytest.mark.parametrize("n", [2, 3, 20, 21, 64, 65, 200])
 def test_the_bootstraps_medians_are_the_resamples_medians(n):
     """The sorted-row medians (a few dozen samples) and np.median (more) are
-    the medians of the very resamples resample_indices draws, which are
-    kept read-only between calls."""
-    from benchlib.stats.summary import bootstrap_medians, resample_indices
+    the medians of the very resamples resample_indices draws; a few dozen
+    samples' draws are kept, read-only, between calls."""
+    from benchlib.stats.summary import SORT_UP_TO, bootstrap_medians, resample_indices
     x = lognormal(np.random.default_rng(n), n)
     idx = resample_indices(n, 500, 3)
-    assert not idx.flags.writeable and resample_indices(n, 500, 3) is idx
+    kept = n <= SORT_UP_TO
+    assert (not idx.flags.writeable) == kept and (resample_indices(n, 500, 3) is idx) == kept
+    assert np.array_equal(resample_indices(n, 500, 3), idx)
+    assert not np.array_equal(resample_indices(n, 500, None), resample_indices(n, 500, None))
     assert np.array_equal(bootstrap_medians(x, 500, 3), np.median(x[idx], axis=1))
     assert np.array_equal(x, lognormal(np.random.default_rng(n), n))   # the samples untouched
 

@@ -228,7 +228,7 @@ int bl_process_creation(int op, const char *program, const bl_opts *o, double *n
     }
     if (empty_env && op != BL_PROCESS_FORK_EXEC_EXIT) {
         bl_set_error("process_creation: an empty environment applies to fork_exec_exit only "
-                     "(the shell needs PATH to find the program)");
+                     "(fork_exit execs nothing; the shell needs PATH to find the program)");
         return BL_EINVAL;
     }
     if (op != BL_PROCESS_FORK_EXIT && (program == NULL || program[0] != '/')) {

@@ -11,7 +11,8 @@
  * filled in, as text, to stdout:
  *
  *   rc iterations n_samples overhead_ns clock_resolution_ns has_ticks
- *      calibration_ns cpu_first cpu_last cpu_migrations
+ *      calibration_ns cpu_first cpu_last cpu_migrations calibrated_sample_ns
+ *      helper_cpu
  *   error message (or an empty line)
  *   one line per sample: ns ticks clock_ghz
  *
@@ -40,9 +41,10 @@
 static void report(int rc, const bl_info *info, const double *ns, const double *ticks,
                    const double *ghz)
 {
-    printf("%d %lld %d %.17g %.17g %d %.17g %d %d %d\n%s\n", rc, (long long)info->iterations,
-           info->n_samples, info->overhead_ns, info->clock_resolution_ns, info->has_ticks,
-           info->calibration_ns, info->cpu_first, info->cpu_last, info->cpu_migrations,
+    printf("%d %lld %d %.17g %.17g %d %.17g %d %d %d %.17g %d\n%s\n", rc,
+           (long long)info->iterations, info->n_samples, info->overhead_ns,
+           info->clock_resolution_ns, info->has_ticks, info->calibration_ns, info->cpu_first,
+           info->cpu_last, info->cpu_migrations, info->calibrated_sample_ns, info->helper_cpu,
            rc == BL_OK ? "" : bl_last_error());
     for (int i = 0; i < info->n_samples; i++)
         printf("%.17g %.17g %.17g\n", ns[i], ticks[i], ghz[i]);

@@ -2,8 +2,9 @@
 
 :class:`MemoryData` holds every table the measuring step took (the ring and
 stride curves, the random walk, the load pairs, the line-size strides, the
-TLB chase, the slow revisit, each pass of the ring) with the run's clock and
-what the machine reports; :func:`.fit.fit_memory` takes it whole.  A curve
+TLB chase, the slow revisit, each pass of the ring and of the walk) with the
+run's clock and what the machine reports; :func:`.fit.fit_memory` takes it
+whole.  A curve
 from another tool is a MemoryData with only ``latency``: the fit then says
 what it could not determine.
 
@@ -30,7 +31,8 @@ MANIFEST = "memory.json"
 FORMAT = "benchlib-memory"
 VERSION = 1
 #: The tables, each with the columns the fit reads (others are kept as
-#: measured), in the order they are measured.
+#: measured), roughly in the order they are measured (the walk's passes are
+#: spread over the run).
 TABLES = {
     "latency": "ring (pattern=random) and stride curves, and the same-set chase (pattern="
                "same_set: N lines one page apart): size_bytes, stride_bytes, pattern, "
@@ -41,7 +43,7 @@ TABLES = {
     "pairs": "dependent load pairs: distance_bytes, latency_ns, latency_cycles",
     "tlb": "one line per page against a dense control: pages, latency_ns, control_ns, "
            "latency_cycles, control_cycles",
-    "walk": "the random walk around each cache above the first: size_bytes, latency_ns, "
+    "walk": "the random walk around each cache above the first (each size at its fastest pass): size_bytes, latency_ns, "
             "latency_cycles",
     "walk_passes": "every pass of the random walk on its own (passes spread over the run): "
                    "size_bytes, pass_index, latency_ns, latency_cycles",

@@ -51,60 +51,58 @@ def _latency_rows(df: pd.DataFrame) -> pd.DataFrame:
                               "median_clock_ghz": "clock_ghz"})
 
 
-def _best_of_passes(name: str, grid: dict, passes: int, profile, progress: bool,
-                    repeat_below: int | None = None, recorder=None,
-                    **fixed) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Each point's best of `passes` shuffled sweeps, and every pass's rows
-    (with ``pass_index``).  With repeat_below, only sizes up to it are
-    measured again (the cache edges are there)."""
-    runs = [sweep(name, grid, profile=profile, progress=progress, shuffle=True, **fixed, recorder=recorder)]
-    if repeat_below is not None:
-        grid = {**grid, "size_bytes": [s for s in grid["size_bytes"] if s <= repeat_below]}
-    runs += [sweep(name, grid, profile=profile, progress=progress, shuffle=True, **fixed, recorder=recorder)
-             for _ in range(passes - 1)]
-    every = _latency_rows(pd.concat([r.assign(passes=passes, pass_index=i)
-                                     for i, r in enumerate(runs)], ignore_index=True))
-    return _fastest(every, list(grid)), every
+class _Passes:
+    """Shuffled passes of one sweep, each taken when :meth:`measure` is
+    called, each point read at its fastest pass (:attr:`best`).  The random
+    walk's are spread over the run (:func:`measure`): a neighbour on the
+    core (a host's other tenant on the sibling thread) takes part of the L2
+    for stretches of tens of milliseconds to seconds
+    (bench/memory_over_time.py), so passes back to back fall in one stretch,
+    and passes spread over the run give each size several chances to see the
+    cache alone."""
 
-
-def _fastest(every: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
-    """Each point's fastest pass (least cycles) of ``every`` pass's rows."""
-    idx = every.groupby(keys)["latency_cycles"].idxmin()
-    return every.loc[idx].sort_values(keys).reset_index(drop=True)
-
-
-class _SpreadWalk:
-    """The random walk's passes, taken at different moments of the run (each
-    call of :meth:`measure` is one pass over every size, in random order),
-    each point read at its fastest pass.  A neighbour on the core (a host's
-    other tenant on the sibling thread) takes part of the L2 for stretches
-    of tens of milliseconds to seconds (bench/memory_over_time.py); passes
-    back to back fall in one stretch, passes spread over the run give each
-    size several chances to see the cache alone."""
-
-    def __init__(self, sizes: list[int], prof, progress: bool, recorder=None):
-        self.sizes, self.prof, self.progress, self.recorder = sizes, prof, progress, recorder
+    def __init__(self, name: str, grid: dict, prof, progress: bool, recorder=None, **fixed):
+        self.name, self.grid, self.prof, self.progress = name, grid, prof, progress
+        self.recorder, self.fixed = recorder, fixed
         self.passes: list[pd.DataFrame] = []
 
-    def measure(self) -> pd.DataFrame:
-        """One more pass; the fastest of every pass so far."""
-        if self.sizes:
-            df = _latency_rows(sweep("mem_latency", {"size_bytes": self.sizes}, profile=self.prof,
-                                     progress=self.progress, shuffle=True, stride_bytes=64,
-                                     pattern="walk", huge_pages="on", recorder=self.recorder))
-            self.passes.append(df.assign(pass_index=len(self.passes)))
-        return self.best
+    def measure(self, grid: dict | None = None) -> None:
+        """One more pass, over ``grid`` (default: the whole grid)."""
+        df = sweep(self.name, grid or self.grid, profile=self.prof, progress=self.progress,
+                   shuffle=True, recorder=self.recorder, **self.fixed)
+        self.passes.append(_latency_rows(df).assign(pass_index=len(self.passes)))
 
     @property
     def every(self) -> pd.DataFrame | None:
-        """Every pass's rows (``pass_index``), or None before the first."""
+        """Every pass's rows (``pass_index``, ``passes``), or None before the first."""
         if not self.passes:
             return None
         return pd.concat(self.passes, ignore_index=True).assign(passes=len(self.passes))
 
     @property
     def best(self) -> pd.DataFrame | None:
-        return None if not self.passes else _fastest(self.every, ["size_bytes"])
+        """Each point at its fastest pass (least cycles), or None before the first."""
+        every = self.every
+        if every is None:
+            return None
+        keys = list(self.grid)
+        idx = every.groupby(keys)["latency_cycles"].idxmin()
+        return every.loc[idx].sort_values(keys).reset_index(drop=True)
+
+
+def _best_of_passes(name: str, grid: dict, passes: int, profile, progress: bool,
+                    repeat_below: int | None = None, recorder=None,
+                    **fixed) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Each point's best of `passes` shuffled sweeps back to back, and every
+    pass's rows (with ``pass_index``).  With repeat_below, only sizes up to
+    it are measured again (the cache edges are there)."""
+    ps = _Passes(name, grid, profile, progress, recorder, **fixed)
+    ps.measure()
+    again = grid if repeat_below is None else \
+        {**grid, "size_bytes": [s for s in grid["size_bytes"] if s <= repeat_below]}
+    for _ in range(passes - 1):
+        ps.measure(again)
+    return ps.best, ps.every
 
 
 def measure(profile: str = "quick", progress: bool = True, strides: list[int] | None = None,
@@ -180,23 +178,32 @@ def measure(profile: str = "quick", progress: bool = True, strides: list[int] | 
                        pd.concat([data.ring_passes, ext], ignore_index=True))
         look = _first_look(data)
     line_sizes = planning.line_sizes(look, p)
-    # the walk's passes spread over the rest of the run (_SpreadWalk): one
-    # now, one after the stride curves, the rest after the slow revisit
-    walk = _SpreadWalk(planning.walk_sizes(look, p.walk_per_octave),
-                       setting("memory.walk_sampling", profile), progress, recorder)
-    walk.measure()
+    # the walk's passes spread over the rest of the run (_Passes): one now,
+    # one after the stride curves, the rest after the slow revisit
+    sizes = planning.walk_sizes(look, p.walk_per_octave)
+    walk = _Passes("mem_latency", {"size_bytes": sizes}, setting("memory.walk_sampling", profile),
+                   progress, recorder, stride_bytes=64, pattern="walk", huge_pages="on")
+
+    def walk_pass(last: bool = False):
+        while sizes and len(walk.passes) < p.walk_passes:
+            walk.measure()
+            if not last:
+                break
+        return replace(data, walk=walk.best, walk_passes=walk.every)
+
+    data = walk_pass()
     # the paper-style stride curves up to the line-size strides' sizes (past
     # the last cache the first look found; the scan's top where it found none)
     data = replace(data, line_strides=line_strides_at(line_sizes),
                    latency=pd.concat([data.latency] + stride_curves(max(line_sizes)),
                                      ignore_index=True))
-    data = replace(data, walk=walk.measure())
-    sizes = planning.revisit_sizes(_first_look(data))
-    if sizes:
-        data = replace(data, revisit=measure_revisit(sizes, profile, progress, recorder=recorder))
-    while len(walk.passes) < setting("memory.walk_passes", profile) and walk.sizes:
-        data = replace(data, walk=walk.measure())
-    return replace(data, walk_passes=walk.every, elapsed_s=time.monotonic() - t0)
+    data = walk_pass()
+    revisit = planning.revisit_sizes(_first_look(data))
+    if revisit:
+        data = replace(data, revisit=measure_revisit(revisit, profile, progress,
+                                                     recorder=recorder))
+    data = walk_pass(last=True)
+    return replace(data, elapsed_s=time.monotonic() - t0)
 
 
 def _first_look(data: MemoryData):

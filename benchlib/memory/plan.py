@@ -117,6 +117,8 @@ class Plan:
     #: only where ``adaptive`` (not at smoke)
     walk_per_octave: int
     adaptive: bool
+    #: the walk's passes, spread over the run (benchlib.profiles "memory.walk_passes")
+    walk_passes: int = 0
 
 
 def plan(profile: str, machine: dict, available_bytes: int | None,
@@ -138,7 +140,7 @@ def plan(profile: str, machine: dict, available_bytes: int | None,
         pair_distances=tuple(PAIR_DISTANCES), pair_bytes=PAIR_PAGES * 4096,
         set_lines=SET_LINES.get(profile, SET_LINES["quick"]),
         tlb_pages=tuple(TLB_PAGES), walk_per_octave=max(random_ppo, WALK_PER_OCTAVE),
-        adaptive=profile != "smoke")
+        adaptive=profile != "smoke", walk_passes=setting("memory.walk_passes", profile))
 
 
 def walk_sizes(look: MemoryFit, per_octave: int) -> list[int]:

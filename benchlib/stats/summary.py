@@ -22,20 +22,28 @@ def ratio_summary(ours: float, theirs: float) -> dict:
 # ---------------------------------------------------------------- bootstrap
 
 N_BOOTSTRAP = 2000
-#: Up to this many samples, a bootstrap's medians are taken by sorting rows.
-SORT_BELOW = 64
+#: Up to this many samples, a bootstrap's medians are taken by sorting rows
+#: (and its resampling is kept for the next call).
+SORT_UP_TO = 64
 
 
 def _rng(seed):
     return np.random.default_rng(seed)
 
 
-@functools.lru_cache(maxsize=16)
-def resample_indices(n: int, n_boot: int = N_BOOTSTRAP, seed: int = 0) -> np.ndarray:
+def resample_indices(n: int, n_boot: int = N_BOOTSTRAP, seed: int | None = 0) -> np.ndarray:
     """The one resampling of every bootstrap here: ``n_boot`` rows of ``n``
-    indices drawn with replacement (deterministic for a given seed, so the
-    last few are kept, read-only: a sweep asks for the same ones at every
-    point)."""
+    indices drawn with replacement (deterministic for a given seed).  For a
+    few dozen samples and an integer seed, the last few are kept, read-only
+    (a sweep asks for the same ones at every point); larger draws, and
+    seed None (a fresh draw each time), are made anew."""
+    if n <= SORT_UP_TO and isinstance(seed, int):
+        return _kept_indices(n, n_boot, seed)
+    return _rng(seed).integers(0, n, size=(n_boot, n))
+
+
+@functools.lru_cache(maxsize=16)
+def _kept_indices(n: int, n_boot: int, seed: int) -> np.ndarray:
     idx = _rng(seed).integers(0, n, size=(n_boot, n))
     idx.setflags(write=False)
     return idx
@@ -74,7 +82,7 @@ def bootstrap_medians(samples: Sequence[float], n_boot: int = N_BOOTSTRAP,
     if x.size == 1:
         return np.full(n_boot, x[0])
     resampled = x[resample_indices(x.size, n_boot, seed)]
-    if x.size > SORT_BELOW:
+    if x.size > SORT_UP_TO:
         return np.median(resampled, axis=1)
     # a few dozen samples: sorting each row and taking its middle gives
     # np.median's values exactly, about 5 times faster (every point of a

@@ -30,7 +30,7 @@ def _cached_build(stem: str, sources: list[str], flags: list[str]) -> str:
     cc = shlex.split(os.environ.get("CC", "")) or ["cc"]
     if shutil.which(cc[0]) is None:
         raise BenchlibError(
-            f"process_creation needs a C compiler to build {stem}, but {cc[0]!r} was not "
+            f"this benchmark needs a C compiler to build {stem}, but {cc[0]!r} was not "
             f"found (install gcc or set CC)")
     paths = [os.path.join(CSRC, name) for name in sources]
     h = hashlib.sha256(" ".join(cc + flags).encode())
@@ -68,8 +68,8 @@ def tiny_program() -> str:
 
 
 def proc_runner() -> str:
-    """Absolute path of the small C process that runs process_creation with
-    parent=small: csrc/proc_runner.c with the library's own proc.c, timing.c
+    """Absolute path of the small C process that runs process_creation and
+    context_switch with parent=small: csrc/proc_runner.c with the library's own proc.c, timing.c
     and add_chain.c, compiled with the library's flags."""
     ffi = _ffi()
     flags = ffi.string(_lib().bl_cflags()).decode().split()

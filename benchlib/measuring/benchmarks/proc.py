@@ -130,7 +130,7 @@ def _in_proc_runner(argv: list[str], name: str, o, ns, tk, info) -> int:
     info.overhead_ns, info.clock_resolution_ns = float(head[3]), float(head[4])
     info.has_ticks, info.calibration_ns = int(head[5]), float(head[6])
     info.cpu_first, info.cpu_last, info.cpu_migrations = map(int, head[7:10])
-    info.helper_cpu = -1
+    info.calibrated_sample_ns, info.helper_cpu = float(head[10]), int(head[11])
     for i, line in enumerate(lines[2:2 + info.n_samples]):
         a, b, c = map(float, line.split())
         ns[i], tk[i] = a, b
@@ -249,7 +249,6 @@ def _measure_ring(p, o, ns, tk, info):
         rc = _in_proc_runner(["ring", str(n), str(p["process_kb"] * 1024), str(o.n_samples),
                               str(o.n_warmup), repr(o.target_sample_ns), repr(o.max_total_ns),
                               str(cpu)], "context_switch", o, ns, tk, info)
-        info.helper_cpu = cpu
         extras["parent"] = "proc_runner (a small C process)"
     else:
         extras = _parent_size()
@@ -266,7 +265,7 @@ register(Benchmark(
            "same pipe write, read and array sum done by one process alone "
            "(extras.overhead_us, per hop, hot caches); the sum runs in four independent "
            "chains, so that it is bound by the loads and a refill shows",
-    params=(Param("processes", "int", 2, "processes in the ring, this one included",
+    params=(Param("processes", "int", 2, "processes in the ring, the forking one included",
                   min=2, max=64),
             Param("process_kb", "int", 0, "kbytes (2^10) of private array each process sums "
                   "per hop: its cache footprint", min=0, max=16384),

@@ -69,13 +69,16 @@ def _set_wal(cur: sqlite3.Cursor) -> None:
     finishes, and the retry finds the file in WAL mode (nothing to write) or
     gets the write lock itself."""
     delays = _busy_delays()
+    # a deadline too: where SQLite does call its busy handler, an attempt
+    # itself can wait up to the busy timeout
+    end = time.monotonic() + SQLITE_BUSY_TIMEOUT_S
     while True:
         try:
             cur.execute("PRAGMA journal_mode = WAL")
             return
         except sqlite3.OperationalError as exc:
             delay = next(delays, None)
-            if delay is None or not _is_busy(exc):
+            if delay is None or not _is_busy(exc) or time.monotonic() > end:
                 raise
         time.sleep(delay)
 
