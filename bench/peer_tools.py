@@ -425,8 +425,8 @@ LMBENCH_US = [
 # lat_ctx: (processes, KB each, benchlib's extra parameters).  lat_ctx forks
 # its ring from itself, a small C program; context_switch parent=small (the
 # default) forks it from proc_runner, parent=interpreter from the Python
-# measuring process, whose ring read 0.78 of lat_ctx's 8 x 16 KB hop where
-# the same C code in a small process read 1.00 (EPYC guest, 2026-11-27)
+# measuring process (docs/peers.md: where the ring is forked moves the
+# 8 x 16 KB hop)
 LMBENCH_CTX = [(2, 0, ("parent=small",)), (8, 16, ("parent=small",)),
                (8, 16, ("parent=interpreter",))]
 LMBENCH_MB_S = [

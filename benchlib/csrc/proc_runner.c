@@ -27,9 +27,8 @@
  * "ring" runs bl_context_switch instead (the ring's processes forked from
  * this small process, as lmbench3's lat_ctx forks them from its own; every
  * process pinned to cpu unless it is -1, the overhead paired sample by
- * sample).  Forked from the Python measuring process, the same ring read
- * 0.78 of lat_ctx's 8 x 16 KB hop, and 1.00 from a small C process
- * (EPYC guest, 2026-11-27, docs/peers.md).
+ * sample).  Where the ring is forked moves its figure: docs/peers.md,
+ * "lat_ctx -s 16 8: where the ring is forked".
  */
 #include "internal.h"
 

@@ -196,7 +196,7 @@ register(Benchmark(
                   "op=fork_exec_exit: the program is exec'd with the forking process's "
                   "environment (inherit) or with none (empty, as lmbench3's lat_proc exec "
                   "does); the dynamic loader and the C library's start-up read every "
-                  "variable, about 2 % of an exec with a 1.3 KB environment (EPYC guest, "
+                  "variable: 1-2 % of an exec with a 1.3 KB environment (EPYC guest, "
                   "2026-11-27)", choices=("inherit", "empty")),
             Param("mapped_pages", "int", 0,
                   "pages the forking process maps first, each its own one-page shared "
@@ -276,9 +276,8 @@ register(Benchmark(
                   "first allowed CPU", min=-1, max=4095),
             Param("parent", "choice", "small",
                   "small: the ring's processes are forked from a small C process, as the "
-                  "paper's were; interpreter: from benchlib's Python measuring process (its "
-                  "hop read 0.78 of lmbench3's lat_ctx at 8 x 16 KB, the small parent's "
-                  "1.00: EPYC guest, 2026-11-27, docs/peers.md)",
+                  "paper's were; interpreter: from benchlib's Python measuring process, whose "
+                  "ring read a lower hop than lmbench3's lat_ctx at 8 x 16 KB (docs/peers.md)",
                   choices=("small", "interpreter"))),
     measure=_measure_ring,
     to_unit=lambda ns, p: ns / p["processes"] / 1e3,
