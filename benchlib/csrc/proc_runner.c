@@ -25,10 +25,10 @@
  * before the timing, as LEBench's big fork does (bl_map_extra_pages).
  *
  * "ring" runs bl_context_switch instead (the ring's processes forked from
- * this small process, as lmbench3's lat_ctx forks them from its own; every
- * process pinned to cpu unless it is -1, the overhead paired sample by
- * sample).  Where the ring is forked moves its figure: docs/peers.md,
- * "lat_ctx -s 16 8: where the ring is forked".
+ * this small process, as the paper's context-switch tool forks them from
+ * itself; every process pinned to cpu unless it is -1, the overhead paired
+ * sample by sample).  Where the ring is forked moves its figure:
+ * docs/peers.md, "where the ring is forked".
  */
 #include "internal.h"
 
@@ -49,6 +49,27 @@ static void report(int rc, const bl_info *info, const double *ns, const double *
         printf("%.17g %.17g %.17g\n", ns[i], ticks[i], ghz[i]);
 }
 
+/* n_samples n_warmup target_sample_ns max_total_ns from a[0..3] into o, and
+ * the arrays the samples go to; nonzero (the exit status) when bad. */
+static int timing_opts(char **a, bl_opts *o, double **ns, double **ticks, double **ghz)
+{
+    o->n_samples = atoi(a[0]);
+    o->n_warmup = atoi(a[1]);
+    o->target_sample_ns = atof(a[2]);
+    o->max_total_ns = atof(a[3]);
+    if (o->n_samples < 1 || o->n_samples > 10000000) {
+        fprintf(stderr, "bad n_samples\n");
+        return 2;
+    }
+    *ns = calloc((size_t)o->n_samples, sizeof **ns);
+    *ticks = calloc((size_t)o->n_samples, sizeof **ticks);
+    *ghz = calloc((size_t)o->n_samples, sizeof **ghz);
+    if (!*ns || !*ticks || !*ghz)
+        return 2;
+    o->clock_ghz = *ghz;
+    return 0;
+}
+
 static int ring(int argc, char **argv)
 {
     if (argc != 9) {
@@ -57,26 +78,15 @@ static int ring(int argc, char **argv)
         return 2;
     }
     bl_opts o = {0};
-    int processes = atoi(argv[2]);
+    double *ns, *ticks, *ghz;
+    int bad = timing_opts(argv + 4, &o, &ns, &ticks, &ghz);
     long long bytes = atoll(argv[3]);
-    o.n_samples = atoi(argv[4]);
-    o.n_warmup = atoi(argv[5]);
-    o.target_sample_ns = atof(argv[6]);
-    o.max_total_ns = atof(argv[7]);
+    if (bad || bytes < 0)
+        return 2;
     o.cpu = o.helper_cpu = atoi(argv[8]);
     o.subtract_overhead = 1;
-    if (o.n_samples < 1 || o.n_samples > 10000000 || bytes < 0) {
-        fprintf(stderr, "bad n_samples or process_bytes\n");
-        return 2;
-    }
-    double *ns = calloc((size_t)o.n_samples, sizeof *ns);
-    double *ticks = calloc((size_t)o.n_samples, sizeof *ticks);
-    double *ghz = calloc((size_t)o.n_samples, sizeof *ghz);
-    if (!ns || !ticks || !ghz)
-        return 2;
-    o.clock_ghz = ghz;
     bl_info info = {0};
-    int rc = bl_context_switch(processes, (size_t)bytes, &o, ns, ticks, &info);
+    int rc = bl_context_switch(atoi(argv[2]), (size_t)bytes, &o, ns, ticks, &info);
     report(rc, &info, ns, ticks, ghz);
     return 0;
 }
@@ -91,27 +101,15 @@ int main(int argc, char **argv)
         return 2;
     }
     bl_opts o = {0};
-    int op = atoi(argv[1]);
-    o.n_samples = atoi(argv[3]);
-    o.n_warmup = atoi(argv[4]);
-    o.target_sample_ns = atof(argv[5]);
-    o.max_total_ns = atof(argv[6]);
+    double *ns, *ticks, *ghz;
+    if (timing_opts(argv + 3, &o, &ns, &ticks, &ghz))
+        return 2;
     o.cpu = atoi(argv[7]);
     o.helper_cpu = -1;
-    if (o.n_samples < 1 || o.n_samples > 10000000) {
-        fprintf(stderr, "bad n_samples\n");
-        return 2;
-    }
-    double *ns = calloc((size_t)o.n_samples, sizeof *ns);
-    double *ticks = calloc((size_t)o.n_samples, sizeof *ticks);
-    double *ghz = calloc((size_t)o.n_samples, sizeof *ghz);
-    if (!ns || !ticks || !ghz)
-        return 2;
-    o.clock_ghz = ghz;
     bl_info info = {0};
     int rc = bl_map_extra_pages(atoi(argv[8]), atoi(argv[9]));
     if (rc == BL_OK)
-        rc = bl_process_creation(op, argv[2], &o, ns, ticks, &info);
+        rc = bl_process_creation(atoi(argv[1]), argv[2], &o, ns, ticks, &info);
     bl_unmap_extra_pages();
     report(rc, &info, ns, ticks, ghz);
     return 0;
