@@ -422,13 +422,12 @@ LMBENCH_US = [
     ("select_latency", ("pipes=91", "descriptor=file_dup"), "lat_select", ("-n", "100", "file"),
      1.0, None),
 ]
-# lat_ctx: (processes, KB each, benchlib's extra parameters).  lat_ctx forks
+# lat_ctx: (processes, KB each, benchlib's parent).  lat_ctx forks
 # its ring from itself, a small C program; context_switch parent=small (the
 # default) forks it from proc_runner, parent=interpreter from the Python
 # measuring process (docs/peers.md: where the ring is forked moves the
 # 8 x 16 KB hop)
-LMBENCH_CTX = [(2, 0, ("parent=small",)), (8, 16, ("parent=small",)),
-               (8, 16, ("parent=interpreter",))]
+LMBENCH_CTX = [(2, 0, "small"), (8, 16, "small"), (8, 16, "interpreter")]
 LMBENCH_MB_S = [
     # bw_mem rd and wr touch one 4-byte word in every 16 bytes (every line,
     # four loads or stores a line) and count every byte of the buffer:
@@ -509,9 +508,9 @@ def lmbench_pairs(t: Tools) -> list[Pair]:
             f"benchlib run {name} " + " ".join(f"-p {p}" for p in params if p != "DIR"),
             f"{program} -N 5 {' '.join(args)}".rstrip(),
             explained_by=_label(name, variant, program, args) if variant else ""))
-    for n, kb, extra in LMBENCH_CTX:
+    for n, kb, parent in LMBENCH_CTX:
         base = (f"processes={n}", f"process_kb={kb}", "placement=same_cpu")
-        params = base + extra
+        params = base + (f"parent={parent}",)
         peer = ("-s", str(kb), str(n))
         pairs.append(Pair(
             _label("context_switch", params, "lat_ctx", peer), "us",
@@ -520,7 +519,7 @@ def lmbench_pairs(t: Tools) -> list[Pair]:
             "benchlib run context_switch " + " ".join(f"-p {p}" for p in params),
             f"lat_ctx -N 5 -s {kb} {n}",
             explained_by=(_label("context_switch", base + ("parent=small",), "lat_ctx", peer)
-                          if extra != ("parent=small",) else "")))
+                          if parent != "small" else "")))
     for name, params, program, args, *variant in LMBENCH_MB_S:
         written = next((parse_size(p.split("=", 1)[1]) for p in params
                         if p.startswith("write_bytes=")), FILE_WRITE_BYTES)

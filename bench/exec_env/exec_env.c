@@ -1,7 +1,7 @@
 /*
  * exec_env.c -- what an environment costs an exec.
  *
- * lmbench3's lat_proc exec execs its program with an empty environment (a
+ * A peer's exec test runs its program with an empty environment (a
  * NULL envp); benchlib's process_creation op=fork_exec_exit passes its own
  * by default (environment=inherit).  This program forks and execs the
  * program given, interleaving the two environments exec by exec (so that a

@@ -53,7 +53,7 @@ def _latency_rows(df: pd.DataFrame) -> pd.DataFrame:
 
 class _Passes:
     """Shuffled passes of one sweep, each taken when :meth:`measure` is
-    called, each point read at its fastest pass (:attr:`best`).  The random
+    called, each point read at its fastest pass (:meth:`tables`).  The random
     walk's are spread over the run (:func:`measure`): a neighbour on the
     core (a host's other tenant on the sibling thread) takes part of the L2
     for stretches of tens of milliseconds to seconds
@@ -72,22 +72,15 @@ class _Passes:
                    shuffle=True, recorder=self.recorder, **self.fixed)
         self.passes.append(_latency_rows(df).assign(pass_index=len(self.passes)))
 
-    @property
-    def every(self) -> pd.DataFrame | None:
-        """Every pass's rows (``pass_index``, ``passes``), or None before the first."""
+    def tables(self) -> tuple[pd.DataFrame | None, pd.DataFrame | None]:
+        """Each point at its fastest pass (least cycles), and every pass's
+        rows (``pass_index``, ``passes``); (None, None) before the first."""
         if not self.passes:
-            return None
-        return pd.concat(self.passes, ignore_index=True).assign(passes=len(self.passes))
-
-    @property
-    def best(self) -> pd.DataFrame | None:
-        """Each point at its fastest pass (least cycles), or None before the first."""
-        every = self.every
-        if every is None:
-            return None
+            return None, None
+        every = pd.concat(self.passes, ignore_index=True).assign(passes=len(self.passes))
         keys = list(self.grid)
         idx = every.groupby(keys)["latency_cycles"].idxmin()
-        return every.loc[idx].sort_values(keys).reset_index(drop=True)
+        return every.loc[idx].sort_values(keys).reset_index(drop=True), every
 
 
 def _best_of_passes(name: str, grid: dict, passes: int, profile, progress: bool,
@@ -102,7 +95,7 @@ def _best_of_passes(name: str, grid: dict, passes: int, profile, progress: bool,
         {**grid, "size_bytes": [s for s in grid["size_bytes"] if s <= repeat_below]}
     for _ in range(passes - 1):
         ps.measure(again)
-    return ps.best, ps.every
+    return ps.tables()
 
 
 def measure(profile: str = "quick", progress: bool = True, strides: list[int] | None = None,
@@ -184,25 +177,24 @@ def measure(profile: str = "quick", progress: bool = True, strides: list[int] | 
     walk = _Passes("mem_latency", {"size_bytes": sizes}, setting("memory.walk_sampling", profile),
                    progress, recorder, stride_bytes=64, pattern="walk", huge_pages="on")
 
-    def walk_pass(last: bool = False):
-        while sizes and len(walk.passes) < p.walk_passes:
+    def walk_passes(upto: int):
+        while sizes and len(walk.passes) < min(upto, p.walk_passes):
             walk.measure()
-            if not last:
-                break
-        return replace(data, walk=walk.best, walk_passes=walk.every)
+        fastest, every = walk.tables()
+        return replace(data, walk=fastest, walk_passes=every)
 
-    data = walk_pass()
+    data = walk_passes(1)
     # the paper-style stride curves up to the line-size strides' sizes (past
     # the last cache the first look found; the scan's top where it found none)
     data = replace(data, line_strides=line_strides_at(line_sizes),
                    latency=pd.concat([data.latency] + stride_curves(max(line_sizes)),
                                      ignore_index=True))
-    data = walk_pass()
+    data = walk_passes(2)
     revisit = planning.revisit_sizes(_first_look(data))
     if revisit:
         data = replace(data, revisit=measure_revisit(revisit, profile, progress,
                                                      recorder=recorder))
-    data = walk_pass(last=True)
+    data = walk_passes(p.walk_passes)
     return replace(data, elapsed_s=time.monotonic() - t0)
 
 

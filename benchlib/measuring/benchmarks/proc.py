@@ -94,9 +94,17 @@ def _run_small_parent(op: int, program: str, o, ns, tk, info, pages: int = 0,
     """process_creation in proc_runner, a small C process (see proc_runner.c)
     that first maps ``pages`` one-page mappings (written if ``touch``); its
     figures are copied into the arrays the harness passed."""
-    return _in_proc_runner([str(op), program or "-", str(o.n_samples), str(o.n_warmup),
-                            repr(o.target_sample_ns), repr(o.max_total_ns), str(o.cpu),
-                            str(pages), str(touch)], "process_creation", o, ns, tk, info)
+    return _in_proc_runner([str(op), program or "-", *_timing_argv(o), str(o.cpu), str(pages),
+                            str(touch)], "process_creation", o, ns, tk, info)
+
+
+#: extras.parent of a measurement run in proc_runner
+SMALL_PARENT = "proc_runner (a small C process)"
+
+
+def _timing_argv(o) -> list[str]:
+    """proc_runner's n_samples n_warmup target_sample_ns max_total_ns."""
+    return [str(o.n_samples), str(o.n_warmup), repr(o.target_sample_ns), repr(o.max_total_ns)]
 
 
 def _in_proc_runner(argv: list[str], name: str, o, ns, tk, info) -> int:
@@ -155,7 +163,7 @@ def _measure_process(p, o, ns, tk, info):
           | (lib.BL_PROCESS_EMPTY_ENV if p["environment"] == "empty" else 0))
     pages, touch = p["mapped_pages"], int(p["touch_pages"] == "yes")
     if p["parent"] == "small":
-        extras = {"parent": "proc_runner (a small C process)"}
+        extras = {"parent": SMALL_PARENT}
         rc = _run_small_parent(op, program, o, ns, tk, info, pages, touch)
     else:
         rc = lib.bl_map_extra_pages(pages, touch)
@@ -244,12 +252,10 @@ def _measure_ring(p, o, ns, tk, info):
     cpu = -1 if p["placement"] == "unpinned" else _pinned_cpu(p)
     o.cpu, o.helper_cpu = cpu, cpu
     o.subtract_overhead = 1
-    extras = {}
     if p["parent"] == "small":
-        rc = _in_proc_runner(["ring", str(n), str(p["process_kb"] * 1024), str(o.n_samples),
-                              str(o.n_warmup), repr(o.target_sample_ns), repr(o.max_total_ns),
+        rc = _in_proc_runner(["ring", str(n), str(p["process_kb"] * 1024), *_timing_argv(o),
                               str(cpu)], "context_switch", o, ns, tk, info)
-        extras["parent"] = "proc_runner (a small C process)"
+        extras = {"parent": SMALL_PARENT}
     else:
         extras = _parent_size()
         rc = _lib().bl_context_switch(n, p["process_kb"] * 1024, o, ns, tk, info)
