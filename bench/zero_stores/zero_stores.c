@@ -1,0 +1,79 @@
+/*
+ * zero_stores.c -- is a pass of zeros over zeros the memory's write speed?
+ *
+ * One 64 MiB anonymous buffer (small pages), written whole by memset again
+ * and again: the value 0 every pass over a buffer of zeros, the value 1
+ * every pass over a buffer of ones, or a value that changes every pass.
+ * Each of the three takes 15 passes after two to set the buffer up, and
+ * prints their median in MB/s (10^6 bytes); the order of the three turns
+ * every round, so that a slow stretch of the host does not fall on one.
+ *
+ * Our own program: it shows why benchlib's write and memset bandwidths
+ * write a new, non-zero value every pass (benchlib/csrc/memory.c,
+ * next_fill).  Usage: zero_stores [ROUNDS]
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+
+#define BYTES ((size_t)64 << 20)
+#define PASSES 15
+
+static double now_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec * 1e9 + t.tv_nsec;
+}
+
+static int by_value(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* kind 0: zeros over zeros; 1: ones over ones; 2: a new value each pass */
+static double median_mb_s(char *p, int kind)
+{
+    double mb_s[PASSES];
+    int base = kind == 2 ? 7 : kind;
+    memset(p, base, BYTES);
+    memset(p, kind == 2 ? 9 : base, BYTES);
+    for (int i = 0; i < PASSES; i++) {
+        int value = kind == 2 ? (i & 1 ? 3 : 5) : base;
+        double t0 = now_ns();
+        memset(p, value, BYTES);
+        double t1 = now_ns();
+        mb_s[i] = BYTES / (t1 - t0) * 1e3;
+    }
+    __asm__ volatile("" : : "r"(p) : "memory");
+    qsort(mb_s, PASSES, sizeof *mb_s, by_value);
+    return mb_s[PASSES / 2];
+}
+
+int main(int argc, char **argv)
+{
+    int rounds = argc > 1 ? atoi(argv[1]) : 6;
+    char *p = mmap(NULL, BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) {
+        perror("mmap");
+        return 1;
+    }
+    madvise(p, BYTES, MADV_NOHUGEPAGE);
+    static const char *name[] = {"zeros over zeros", "ones over ones", "a new value each pass"};
+    for (int r = 0; r < rounds; r++) {
+        double v[3];
+        for (int k = 0; k < 3; k++) {
+            int kind = (k + r) % 3;
+            v[kind] = median_mb_s(p, kind);
+        }
+        printf("round %d: %s %.0f | %s %.0f | %s %.0f MB/s\n", r, name[0], v[0], name[1], v[1],
+               name[2], v[2]);
+        fflush(stdout);
+    }
+    munmap(p, BYTES);
+    return 0;
+}
