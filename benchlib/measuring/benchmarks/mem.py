@@ -198,7 +198,10 @@ def _bandwidth_mb_s(ns: float, p: dict) -> float:
 register(Benchmark(
     name="mem_bandwidth",
     description="Memory bandwidth: read (sum), write, read-modify-write, copy (unrolled loop or "
-                "memcpy), memset over size_bytes, one 8-byte word every stride_bytes",
+                "memcpy), memset over size_bytes, one 8-byte word every stride_bytes; read, write "
+                "and rmw take four words a loop turn, and write and memset write a new non-zero "
+                "value every pass (zeros over zeros run faster than memory takes writes: "
+                "bench/zero_stores)",
     unit="MB/s",
     counts="MB = 10^6 bytes; counting=once: each byte moved counted once (the lmbench paper); "
            "counting=stream: copies and read-modify-write count read and write (STREAM); "
