@@ -11,10 +11,11 @@ bw_file_rd, bw_mmap_rd), each program run with -N 5 under the same taskset,
 benchlib's side with --target-ci 0.03; each pair also records both tools'
 wall time (benchlib's: the measurement in its worker; with --lmbench-enough
 and --lmbench-default-wall, lmbench3's is that of one more run of each of
-its commands as it ships, calibrating itself, after the rounds).  Where lmbench3
-times something else (signal install, delivery, fork), a second pair
-measures benchlib with lmbench3's definition (a parameter): the first pair's
-difference counts as explained when the second agrees.
+its commands as it ships, calibrating itself, after the rounds).  Where a peer
+times something else (lmbench3's signal install, delivery, fork; where perf's
+and mbw's buffers lie), a second pair measures benchlib with the peer's
+definition (a parameter): the first pair's difference counts as explained
+when the second agrees.
 
 Every round measures every pair once, the pairs in a new random order and,
 inside a pair, the two tools back to back in a random order; both run
@@ -195,7 +196,7 @@ def summarise(p: Pair, variant: dict | None = None, same_tool: dict | None = Non
     if same_tool is not None:
         s["peer_a_a"] = {k: same_tool[k] for k in ("ratio_median", "ci_low", "ci_high",
                                                    "ci90_low", "ci90_high", "equivalent")}
-    s["explained"] = p.explained or (f"with lmbench3's definition ({p.explained_by.split(' | ')[0]}): "
+    s["explained"] = p.explained or (f"with {p.tool}'s definition ({p.explained_by.split(' | ')[0]}): "
                                      f"ratio {variant['ratio_median']:.3f} [{variant['ci_low']:.3f}, "
                                      f"{variant['ci_high']:.3f}]" if variant else "")
     walls = [w for w in p.values["ours_wall_s"] if w is not None]

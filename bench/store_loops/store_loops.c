@@ -116,8 +116,13 @@ int main(int argc, char **argv)
             median[j] = mb_s[PASSES / 2];
         }
         printf("round %d:", r);
-        for (int j = 0; j < LOOPS; j++)
-            printf(" %s %.0f%s", name[j], median[j], j + 1 < LOOPS ? " |" : " MB/s\n");
+        for (int j = 0; j < LOOPS; j++) {
+            if (median[j] > 0)
+                printf(" %s %.0f", name[j], median[j]);
+            else
+                printf(" %s n/a", name[j]);
+            printf("%s", j + 1 < LOOPS ? " |" : " MB/s\n");
+        }
         fflush(stdout);
     }
     munmap(p, BYTES);

@@ -455,12 +455,13 @@ typedef struct {
     unsigned fill; /* the last value written by write and memset (never 0) */
 } bandwidth_ctx;
 
-/* The next value for write and memset: a new one every pass, 1 to 255,
- * never 0.  A pass of zeros over zeros is not the memory's write speed:
- * on the EPYC guest a 64 MiB memset of zeros over zeros ran at 22-38 GB/s
- * where any other value, the same value again included, ran at 17
- * (bench/zero_stores); and with one pass a sample, a value taken from the
- * sample's own pass count would be 0 every time. */
+/* The next byte for write and memset: a new one every pass, 1 to 255,
+ * never 0 (write repeats it in every byte of its words).  A pass of zeros
+ * over zeros is not the memory's write speed: on the EPYC guest a 64 MiB
+ * memset of zeros over zeros ran at 16-38 GB/s where ones over ones or a
+ * changing value ran at 14.5-18 (bench/zero_stores, 2026-11-27 22:03 and
+ * 22:06 UTC); and with one pass a sample, a value taken from the sample's
+ * own pass count, as before, was 0 every time. */
 static unsigned next_fill(bandwidth_ctx *c)
 {
     c->fill = c->fill % 255 + 1;
@@ -493,11 +494,12 @@ static int bandwidth_body(void *ctx, int64_t iters)
         }
         /* write and rmw take four words a loop turn, as read does: one a
          * turn left the loop, not the memory, setting the pace (a 64 MiB
-         * write ran at 10.0-11.1 GB/s one store a turn and 11.8-13.2 four
-         * a turn on the EPYC guest, where likwid-bench's store kernel read
-         * 11.9-12.3) */
+         * write ran at 8.6-11.9 GB/s one store a turn and 10.9-13.8 four a
+         * turn, bench/store_loops on the EPYC guest, 2026-11-27 22:09 UTC,
+         * where likwid-bench's store kernel read 10.9-12.8); rmw is made
+         * the same shape, not measured on its own */
         case BANDWIDTH_WRITE: {
-            uint64_t v = next_fill(c);
+            uint64_t v = next_fill(c) * 0x0101010101010101ull;
             size_t i = 0, n4 = words - words % (4 * step);
             for (; i < n4; i += 4 * step) {
                 s[i] = v;
