@@ -1,5 +1,5 @@
 /*
- * zero_stores.c -- is a pass of zeros over zeros the memory's write speed?
+ * zero_stores.c -- is a memset of zeros the memory's write speed?
  *
  * One 64 MiB anonymous buffer (small pages), written whole by memset again
  * and again: the value 0 every pass over a buffer of zeros, the value 1

@@ -456,12 +456,13 @@ typedef struct {
 } bandwidth_ctx;
 
 /* The next byte for write and memset: a new one every pass, 1 to 255,
- * never 0 (write repeats it in every byte of its words).  A pass of zeros
- * over zeros is not the memory's write speed: on the EPYC guest a 64 MiB
- * memset of zeros over zeros ran at 16-38 GB/s where ones over ones or a
- * changing value ran at 14.5-18 (bench/zero_stores, 2026-11-27 22:03 and
- * 22:06 UTC); and with one pass a sample, a value taken from the sample's
- * own pass count, as before, was 0 every time. */
+ * never 0 (write repeats it in every byte of its words).  A memset of
+ * zeros is not the memory's write speed: on the EPYC guest 64 MiB of zeros
+ * ran at 16-38 GB/s over zeros and 23-31 over ones, where ones over ones
+ * or a changing value ran at 14.5-19 (bench/zero_stores, 2026-11-27
+ * 22:03-23:12 UTC; a memcpy of zeros ran as fast as one of ones); and with
+ * one pass a sample, a value taken from the sample's own pass count, as
+ * before, was 0 every time. */
 static unsigned next_fill(bandwidth_ctx *c)
 {
     c->fill = c->fill % 255 + 1;

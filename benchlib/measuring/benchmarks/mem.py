@@ -200,7 +200,7 @@ register(Benchmark(
     description="Memory bandwidth: read (sum), write, read-modify-write, copy (unrolled loop or "
                 "memcpy), memset over size_bytes, one 8-byte word every stride_bytes; read, write "
                 "and rmw take four words a loop turn, and write and memset write a new non-zero "
-                "value every pass (zeros over zeros run faster than memory takes writes: "
+                "value every pass (a memset of zeros runs faster than memory takes writes: "
                 "bench/zero_stores)",
     unit="MB/s",
     counts="MB = 10^6 bytes; counting=once: each byte moved counted once (the lmbench paper); "
