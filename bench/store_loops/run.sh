@@ -5,5 +5,5 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-"${CC:-cc}" -O2 -fno-unroll-loops -Wall -o "$tmp/store_loops" "$here/store_loops.c"
+"${CC:-cc}" -O2 -fno-unroll-loops -Wall -I"$here/.." -o "$tmp/store_loops" "$here/store_loops.c"
 taskset -c 0 "$tmp/store_loops" "${1:-5}"

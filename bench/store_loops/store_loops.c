@@ -17,6 +17,8 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <time.h>
+
+#include "median_timing.h"
 #include <immintrin.h>
 
 #define BYTES ((size_t)64 << 20)
@@ -25,18 +27,6 @@
 
 static volatile size_t run_time_step = 1; /* the compiler cannot see it is 1 */
 
-static double now_ns(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec * 1e9 + t.tv_nsec;
-}
-
-static int by_value(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 __attribute__((noinline)) static void one_a_turn(uint64_t *s, size_t n, uint64_t v)
 {
@@ -112,8 +102,7 @@ int main(int argc, char **argv)
                 double t1 = now_ns();
                 mb_s[i] = BYTES / (t1 - t0) * 1e3;
             }
-            qsort(mb_s, PASSES, sizeof *mb_s, by_value);
-            median[j] = mb_s[PASSES / 2];
+            median[j] = median_of(mb_s, PASSES);
         }
         printf("round %d:", r);
         for (int j = 0; j < LOOPS; j++) {

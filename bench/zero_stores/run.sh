@@ -4,5 +4,5 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-"${CC:-cc}" -O2 -Wall -o "$tmp/zero_stores" "$here/zero_stores.c"
+"${CC:-cc}" -O2 -Wall -I"$here/.." -o "$tmp/zero_stores" "$here/zero_stores.c"
 taskset -c 0 "$tmp/zero_stores" "${1:-6}"

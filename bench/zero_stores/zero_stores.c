@@ -21,21 +21,11 @@
 #include <sys/mman.h>
 #include <time.h>
 
+#include "median_timing.h"
+
 #define BYTES ((size_t)64 << 20)
 #define PASSES 15
 
-static double now_ns(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec * 1e9 + t.tv_nsec;
-}
-
-static int by_value(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 #define KINDS 4
 
@@ -59,8 +49,7 @@ static double median_mb_s(char *p, int kind)
         mb_s[i] = BYTES / (t1 - t0) * 1e3;
     }
     __asm__ volatile("" : : "r"(p) : "memory");
-    qsort(mb_s, PASSES, sizeof *mb_s, by_value);
-    return mb_s[PASSES / 2];
+    return median_of(mb_s, PASSES);
 }
 
 int main(int argc, char **argv)
