@@ -170,3 +170,44 @@ def test_memory_over_time_records_each_size_at_each_repeat(tmp_path):
                          text=True)
     assert bad.returncode == 2 and "cannot read '10Q'" in bad.stderr
     assert "Traceback" not in bad.stderr
+
+
+def _stored(op: str, words: int, passes: int) -> list[tuple[int, int]]:
+    """(first word, last word) after each pass of op's timed body, untimed
+    (bl_mem_bandwidth_stored)."""
+    from benchlib._native import ffi, lib
+
+    out = ffi.new(f"uint64_t[{2 * passes}]")
+    code = {"write": lib.BL_BANDWIDTH_WRITE, "memset": lib.BL_BANDWIDTH_MEMSET,
+            "rmw": lib.BL_BANDWIDTH_RMW}[op]
+    assert lib.bl_mem_bandwidth_stored(code, words, passes, out) == 0
+    return [(out[2 * i], out[2 * i + 1]) for i in range(passes)]
+
+
+@pytest.mark.parametrize("op", ["write", "memset"])
+@pytest.mark.parametrize("words", [1, 4, 37])
+def test_write_and_memset_store_a_new_nonzero_value_every_pass(op, words):
+    # a memset of zeros runs faster than memory takes writes
+    # (bench/zero_stores), and a sample of one pass once stored 0 every time
+    stored = _stored(op, words, 600)           # past the byte's wrap at 255
+    for first, last in stored:
+        assert first == last                   # the tail of the loop too
+        b = first.to_bytes(8, "little")
+        assert b[0] != 0 and len(set(b)) == 1  # every byte the same non-zero one
+    values = [first for first, _ in stored]
+    assert all(a != b for a, b in zip(values, values[1:]))
+    assert values[0] != 0x0101010101010101     # differs from the fill before the first pass
+
+
+@pytest.mark.parametrize("words", [1, 4, 37])
+def test_rmw_adds_one_to_every_word_every_pass(words):
+    stored = _stored("rmw", words, 5)
+    assert stored == [(0x0101010101010101 + i + 1,) * 2 for i in range(5)]
+
+
+def test_bandwidth_stored_check_refuses_bad_arguments():
+    from benchlib._native import ffi, lib
+
+    out = ffi.new("uint64_t[2]")
+    assert lib.bl_mem_bandwidth_stored(99, 4, 1, out) != 0
+    assert lib.bl_mem_bandwidth_stored(lib.BL_BANDWIDTH_WRITE, 0, 1, out) != 0

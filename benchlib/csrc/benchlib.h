@@ -195,6 +195,11 @@ enum {
 };
 int bl_mem_bandwidth(int op, size_t size_bytes, size_t stride_bytes, const bl_opts *o,
                      double *ns, double *ticks, bl_info *info);
+/* What op's timed body stores, untimed: `passes` passes over a buffer of
+ * `words` 8-byte words (filled as the measurement fills it), out[2i] the
+ * first word and out[2i+1] the last after pass i.  A check for tests, not
+ * a measurement. */
+int bl_mem_bandwidth_stored(int op, size_t words, int passes, uint64_t *out);
 
 /* cpu.c: one iteration is 100 dependent integer adds (100 core cycles). */
 int bl_cpu_clock(const bl_opts *o, double *ns, double *ticks, bl_info *info);

@@ -587,6 +587,34 @@ int bl_mem_bandwidth(int op, size_t size_bytes, size_t stride_bytes, const bl_op
     return run_bandwidth(op, size_bytes & ~(size_t)7, stride_bytes, 0, 0, o, ns, ticks, info);
 }
 
+int bl_mem_bandwidth_stored(int op, size_t words, int passes, uint64_t *out)
+{
+    if (op < BANDWIDTH_READ || op > BANDWIDTH_COPY_LIBC || words < 1 || passes < 1) {
+        bl_set_error("bl_mem_bandwidth_stored: bad op, words or passes");
+        return BL_EINVAL;
+    }
+    size_t bytes = words * 8;
+    uint64_t *src = malloc(bytes), *dst = malloc(bytes);
+    if (!src || !dst) {
+        free(src);
+        free(dst);
+        bl_set_error("cannot allocate %zu bytes", bytes);
+        return BL_ENOMEM;
+    }
+    memset(src, 1, bytes);           /* as run_bandwidth fills the source */
+    memset(dst, 0, bytes);
+    bandwidth_ctx c = {(char *)src, needs_dst(op) ? (char *)dst : NULL, bytes, 8, op, 1};
+    for (int i = 0; i < passes; i++) {
+        bandwidth_body(&c, 1);       /* one pass a call, as a long sample runs */
+        const uint64_t *w = needs_dst(op) ? dst : src;
+        out[2 * i] = w[0];
+        out[2 * i + 1] = w[words - 1];
+    }
+    free(src);
+    free(dst);
+    return BL_OK;
+}
+
 /* ---------- bcopy (Ousterhout's Table 5): libc memcpy, any size ---------- */
 
 /* The offsets place each buffer that many bytes past a page boundary: how
