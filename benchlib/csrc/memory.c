@@ -589,7 +589,8 @@ int bl_mem_bandwidth(int op, size_t size_bytes, size_t stride_bytes, const bl_op
 
 int bl_mem_bandwidth_stored(int op, size_t words, int passes, uint64_t *out)
 {
-    if (op < BANDWIDTH_READ || op > BANDWIDTH_COPY_LIBC || words < 1 || passes < 1) {
+    if (op < BANDWIDTH_READ || op > BANDWIDTH_COPY_LIBC || words < 1 || words > SIZE_MAX / 8 ||
+        passes < 1) {
         bl_set_error("bl_mem_bandwidth_stored: bad op, words or passes");
         return BL_EINVAL;
     }
