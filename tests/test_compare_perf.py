@@ -405,3 +405,22 @@ def test_the_peers_file_is_made_afresh_in_the_writes_of_benchlibs_side(tmp_path,
     assert any("open2close" in p.label and "method=mmap " in p.label for p in pairs)
     assert all("writes)" in p.theirs_cmd for p in pairs)
     assert all(p.explained == peer_tools.SUM_LOOP for p in pairs)  # measured: bench/sum_loops
+
+
+def test_every_explanation_names_a_pair_of_the_same_harness(tmp_path):
+    """A default pair is explained by the pair that measures benchlib with the
+    peer's definition: its explained_by must be that pair's label exactly (a
+    typo would leave the default unexplained, silently).  Built offline: no
+    peer runs while the pairs are made."""
+    t = compare_perf.Tools(0, tmp_path, lmbench=tmp_path / "no-lmbench")
+    pairs = (compare_perf.make_pairs(t) + compare_perf.lmbench_pairs(t)
+             + compare_perf.bandwidth_pairs(t))
+    labels = [p.label for p in pairs]
+    assert len(labels) == len(set(labels))
+    variants = [p for p in pairs if p.explained_by]
+    assert variants
+    for p in variants:
+        assert p.explained_by in labels and p.explained_by != p.label
+        other = pairs[labels.index(p.explained_by)]
+        assert other.theirs_cmd == p.theirs_cmd     # the same peer figure, another definition
+        assert not other.explained_by               # a variant is not explained in turn
