@@ -469,6 +469,27 @@ static unsigned next_fill(bandwidth_ctx *c)
     return c->fill;
 }
 
+/* The byte the source is filled with before any pass (and the fill the
+ * first pass of write or memset moves on from). */
+#define SOURCE_BYTE 1
+
+/* Every step-th word of s set to v (add 0) or increased by v (add 1), four
+ * a loop turn; add is a constant at each call, so each inlined copy has no
+ * branch in its loop. */
+static inline __attribute__((always_inline)) void four_a_turn(uint64_t *s, size_t words,
+                                                              size_t step, uint64_t v, int add)
+{
+    size_t i = 0, n4 = words - words % (4 * step);
+    for (; i < n4; i += 4 * step) {
+        s[i] = add ? s[i] + v : v;
+        s[i + step] = add ? s[i + step] + v : v;
+        s[i + 2 * step] = add ? s[i + 2 * step] + v : v;
+        s[i + 3 * step] = add ? s[i + 3 * step] + v : v;
+    }
+    for (; i < words; i += step)
+        s[i] = add ? s[i] + v : v;
+}
+
 enum { BANDWIDTH_READ, BANDWIDTH_WRITE, BANDWIDTH_RMW, BANDWIDTH_COPY_UNROLLED, BANDWIDTH_MEMSET, BANDWIDTH_COPY_LIBC };
 
 static int bandwidth_body(void *ctx, int64_t iters)
@@ -499,33 +520,14 @@ static int bandwidth_body(void *ctx, int64_t iters)
          * turn, bench/store_loops on the EPYC guest, 2026-11-27 22:09 UTC,
          * where likwid-bench's store kernel read 10.9-12.8); rmw is made
          * the same shape, not measured on its own */
-        case BANDWIDTH_WRITE: {
-            uint64_t v = next_fill(c) * 0x0101010101010101ull;
-            size_t i = 0, n4 = words - words % (4 * step);
-            for (; i < n4; i += 4 * step) {
-                s[i] = v;
-                s[i + step] = v;
-                s[i + 2 * step] = v;
-                s[i + 3 * step] = v;
-            }
-            for (; i < words; i += step)
-                s[i] = v;
+        case BANDWIDTH_WRITE:
+            four_a_turn(s, words, step, next_fill(c) * 0x0101010101010101ull, 0);
             BL_CLOBBER();
             break;
-        }
-        case BANDWIDTH_RMW: {
-            size_t i = 0, n4 = words - words % (4 * step);
-            for (; i < n4; i += 4 * step) {
-                s[i] += 1;
-                s[i + step] += 1;
-                s[i + 2 * step] += 1;
-                s[i + 3 * step] += 1;
-            }
-            for (; i < words; i += step)
-                s[i] += 1;
+        case BANDWIDTH_RMW:
+            four_a_turn(s, words, step, 1, 1);
             BL_CLOBBER();
             break;
-        }
         case BANDWIDTH_COPY_UNROLLED:
             bl_copy_words(d, s, words);
             BL_CLOBBER();
@@ -556,9 +558,9 @@ static int run_bandwidth(int op, size_t size_bytes, size_t stride_bytes, size_t 
     if (rc == BL_OK && needs_dst(op))
         rc = buffer_map(&dst, size_bytes + dst_offset, 0);
     if (rc == BL_OK) {
-        memset(src.base + src_offset, 1, size_bytes);
+        memset(src.base + src_offset, SOURCE_BYTE, size_bytes);
         bandwidth_ctx c = {src.base + src_offset, needs_dst(op) ? dst.base + dst_offset : NULL,
-                           size_bytes, stride_bytes, op, 1};
+                           size_bytes, stride_bytes, op, SOURCE_BYTE};
         info->helper_cpu = -1;
         info->huge_bytes = 0;
         rc = bl_measure(bandwidth_body, NULL, &c, o, ns, ticks, info);
@@ -602,9 +604,9 @@ int bl_mem_bandwidth_stored(int op, size_t words, int passes, uint64_t *out)
         bl_set_error("cannot allocate %zu bytes", bytes);
         return BL_ENOMEM;
     }
-    memset(src, 1, bytes);           /* as run_bandwidth fills the source */
+    memset(src, SOURCE_BYTE, bytes);  /* as run_bandwidth fills the source */
     memset(dst, 0, bytes);
-    bandwidth_ctx c = {(char *)src, needs_dst(op) ? (char *)dst : NULL, bytes, 8, op, 1};
+    bandwidth_ctx c = {(char *)src, needs_dst(op) ? (char *)dst : NULL, bytes, 8, op, SOURCE_BYTE};
     for (int i = 0; i < passes; i++) {
         bandwidth_body(&c, 1);       /* one pass a call, as a long sample runs */
         const uint64_t *w = needs_dst(op) ? dst : src;

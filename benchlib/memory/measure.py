@@ -53,7 +53,7 @@ def _latency_rows(df: pd.DataFrame) -> pd.DataFrame:
 
 class _Passes:
     """Shuffled passes of one sweep, each taken when :meth:`measure` is
-    called, each point read at its fastest pass (:meth:`tables`).  The random
+    called, each point read at its fastest pass (:meth:`fastest_and_every`).  The random
     walk's are spread over the run (:func:`measure`): a neighbour on the
     core (a host's other tenant on the sibling thread) takes part of the L2
     for stretches of tens of milliseconds to seconds
@@ -72,7 +72,7 @@ class _Passes:
                    shuffle=True, recorder=self.recorder, **self.fixed)
         self.passes.append(_latency_rows(df).assign(pass_index=len(self.passes)))
 
-    def tables(self) -> tuple[pd.DataFrame | None, pd.DataFrame | None]:
+    def fastest_and_every(self) -> tuple[pd.DataFrame | None, pd.DataFrame | None]:
         """Each point at its fastest pass (least cycles), and every pass's
         rows (``pass_index``, ``passes``); (None, None) before the first."""
         if not self.passes:
@@ -95,7 +95,7 @@ def _best_of_passes(name: str, grid: dict, passes: int, profile, progress: bool,
         {**grid, "size_bytes": [s for s in grid["size_bytes"] if s <= repeat_below]}
     for _ in range(passes - 1):
         ps.measure(again)
-    return ps.tables()
+    return ps.fastest_and_every()
 
 
 def measure(profile: str = "quick", progress: bool = True, strides: list[int] | None = None,
@@ -180,7 +180,7 @@ def measure(profile: str = "quick", progress: bool = True, strides: list[int] | 
     def walk_passes(upto: int):
         while sizes and len(walk.passes) < min(upto, p.walk_passes):
             walk.measure()
-        fastest, every = walk.tables()
+        fastest, every = walk.fastest_and_every()
         return replace(data, walk=fastest, walk_passes=every)
 
     data = walk_passes(1)
