@@ -73,12 +73,7 @@ __attribute__((noinline, target("avx2"))) static void avx_two_a_line(uint64_t *s
 int main(int argc, char **argv)
 {
     int rounds = argc > 1 ? atoi(argv[1]) : 5;
-    uint64_t *p = mmap(NULL, BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (p == MAP_FAILED) {
-        perror("mmap");
-        return 1;
-    }
-    madvise(p, BYTES, MADV_NOHUGEPAGE);
+    uint64_t *p = small_pages(BYTES);
     memset(p, 1, BYTES);
     void (*loop[LOOPS])(uint64_t *, size_t, uint64_t) = {one_a_turn, four_a_turn, eight_a_turn,
                                                          avx_two_a_line};

@@ -55,12 +55,7 @@ static double median_mb_s(char *p, int kind)
 int main(int argc, char **argv)
 {
     int rounds = argc > 1 ? atoi(argv[1]) : 6;
-    char *p = mmap(NULL, BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (p == MAP_FAILED) {
-        perror("mmap");
-        return 1;
-    }
-    madvise(p, BYTES, MADV_NOHUGEPAGE);
+    char *p = small_pages(BYTES);
     static const char *name[KINDS] = {"zeros over zeros", "ones over ones",
                                       "a new value each pass", "zeros over ones"};
     for (int r = 0; r < rounds; r++) {
