@@ -40,16 +40,23 @@ bench/memory_coverage.py), never narrower than the measured sizes either
 side of a sharp step, and widened to the jackknife over strides (each
 stride its own run and page placement: the capacity with each stride left
 out, a t interval from their median absolute deviation) where that is
-wider.
+wider.  A level on randomly placed pages is widened once more, to a
+bootstrap over placements (:func:`.stride_model._placement_bootstrap`): figures drawn
+from the fit itself with a new placement of the array per stride, refitted,
+and, for a level of at most four ways, drawn from a direct-mapped cache too
+(one placement of a direct-mapped board looks like a sharper cache at
+another capacity, which a bootstrap from the sharper shape cannot see).
 
 Status: :func:`.fit.fit_memory` calls it for tables whose every row is a
 stride chase (:func:`access_model`).  On simulated machines
-(bench/memory_coverage.py, 2026-11-27) it reads 85 % of the true levels
-within 10 % and its intervals hold 85 % (one placement per curve; 80 % and
-80 % with a new placement per size), with 4 (9) spurious levels: the
-1990s' direct-mapped board caches on random pages are still read as a
-staircase of sharper levels or off by 12-26 %; a fit of 8 strides takes
-1-4 s (the recorded EPYC folder 5.6 s); see docs/memory.md.
+(bench/memory_coverage.py --seeds 3, 2026-11-28) it reads 88 % of the true
+levels within 10 % and its intervals hold 92 % (one placement per curve;
+82 % and 88 % with a new placement per size), with 16 (23) spurious levels
+in 120: the 1990s' direct-mapped board caches on random pages are still
+read as a staircase of sharper levels or off by 12-26 %, and one figure
+does not pin them within 10 % even for a fitter told their shape
+(bench/memory_oracle.py); a fit of 6-8 strides takes 1-10 s (the recorded
+EPYC folder 9 s); see docs/memory.md.
 
 Pure: a function of DataFrames."""
 from __future__ import annotations
@@ -61,11 +68,12 @@ import numpy as np
 import pandas as pd
 from scipy.special import stdtrit  # the t quantile: scipy.special imports in a third of scipy.stats' time
 
-from benchlib.memory.cache_model import Transition, kept_fraction
+from benchlib.memory.cache_model import Transition
 from benchlib.memory.hierarchy import Level
 from benchlib.memory.segments import _MIN_SIGMA, _noise_sigma
 from benchlib.memory.stride_model import (
-    _curves, _Data, _solve, _colours, _nest, _shapes, _grid, GRID_PER_OCTAVE,
+    _curves, _Data, _nest, _shapes, _grid, _profile, _dev_of, _bottom, _placement_bootstrap,
+    BOOT_DM_WAYS, GRID_PER_OCTAVE,
     COARSE_PER_OCTAVE, RANDOM_MIN_BYTES)
 
 DELTA_CHI2 = 4.0
@@ -119,30 +127,6 @@ class StrideFit:
     stride_used: int = 0
 
 
-def _profile(data, fixed, k, grid, coarse=False, passes=3, shapes=None, per_stride=False):
-    """Level k's deviance over capacities ``grid`` for every shape (or
-    ``shapes``), the others held at ``fixed`` [(size, ways, page,
-    policy)]: {(ways, page, policy): (G,)}, page None where the shape is
-    sharp over the whole grid (``per_stride``: each stride's, (G, S))."""
-    others = [data.fixed_kept(f) if j != k else None for j, f in enumerate(fixed)]
-    best = {}
-    seen = set()
-    for ways, page, policy in (_shapes(coarse) if shapes is None else shapes):
-        sharp = (page is None or bool(np.all(grid / ways <= page))
-                 or bool(np.all(grid <= RANDOM_MIN_BYTES)))
-        key = ("c", ways, policy) if sharp else (ways, page, policy)
-        if key in seen:
-            continue
-        seen.add(key)
-        hk = data.kept(grid, ways, None if sharp else page, policy)
-        H = [hk if j == k else others[j] for j in range(len(fixed))]
-        cols = [_colours(grid, ways, None if sharp else page) if j == k else
-                _colours(*fixed[j][:3]).reshape(1) for j in range(len(fixed))]
-        dev, _, dev_s = _solve(data, _nest(H), passes, cols)
-        best[(ways, None if sharp else page, policy)] = dev_s if per_stride else dev
-    return best
-
-
 def _place(data, fixed, k, grid, coarse=False, passes=3):
     """Level k at its best capacity in ``grid`` and best shape."""
     best = _profile(data, fixed, k, grid, coarse, passes)
@@ -178,13 +162,6 @@ def _refine(data, fixed, span=2.0 ** (1 / 4), coarse=False, passes=3, wide=False
         fixed, _ = _place(data, fixed, k, _grid(lo, hi, COARSE_PER_OCTAVE if wide
                                                 else GRID_PER_OCTAVE), coarse, passes)
     return fixed
-
-
-def _dev_of(data, fixed, passes=3):
-    H = _nest([data.fixed_kept(f) for f in fixed])
-    dev, coefs, dev_s = _solve(data, H, passes,
-                               [_colours(*f[:3]).reshape(1) for f in fixed])
-    return float(dev[0]), coefs[0], dev_s[0]
 
 
 def _new_level(data, fixed):
@@ -312,6 +289,28 @@ def _interval(data, fixed, k, widen):
             t = float(stdtrit(S - 1, 0.975))
             size_lo = max(min(size_lo, size * math.exp(-t * se)), lo_r)
             size_hi = min(max(size_hi, size * math.exp(t * se)), hi_r)
+    # a level on randomly placed pages: one placement of the array per
+    # stride moves its capacity further than the profile (points read as
+    # independent) or the jackknife (S runs) says; its spread (and the
+    # fit's own bias) from curves drawn at the fit's own placements
+    colours = size / ways / page if page is not None and size > RANDOM_MIN_BYTES else 0.0
+    if colours > 1.0:
+        # drawn from the fitted shape, and from a direct-mapped cache on
+        # random pages where one fits nearly as well: one placement of it
+        # can pass for a sharper cache at another capacity, so drawn from
+        # the fitted shape the interval would not see how far off that is
+        dm = [sh for sh in rough if sh[0] == 1 and sh[1] is not None
+              and sh != (ways, page, policy)] if ways <= BOOT_DM_WAYS else []
+        sources = [(size, ways, page, policy)]
+        shapes = sorted(set(fits) | set(dm), key=str)
+        if dm:
+            dm_prof = _profile(data, fixed, k, grid, shapes=dm)
+            sh = min(dm, key=lambda d: float(dm_prof[d].min()))
+            sources.append((_bottom(grid, dm_prof[sh]),) + tuple(sh))
+        for src in sources:
+            b_lo, b_hi = _placement_bootstrap(data, fixed, k, src, grid, shapes)
+            size_lo = max(min(size_lo, b_lo), lo_r)
+            size_hi = min(max(size_hi, b_hi), hi_r)
     # never narrower than the capacity grid's own step either side
     size_lo = min(size_lo, size / 2.0 ** (1 / GRID_PER_OCTAVE))
     size_hi = max(size_hi, size * 2.0 ** (1 / GRID_PER_OCTAVE))
@@ -323,20 +322,6 @@ def _interval(data, fixed, k, widen):
         gradual=page is not None and size / ways >= 2 * page, chi2=float(prof[i] * widen),
         n_points=data.n, deviance=float(prof[i] * widen))
     return level, t
-
-
-def _bottom(grid, prof):
-    """The capacity a profile ``prof`` over ``grid`` puts a level at: its
-    minimum, or the middle of a flat bottom (a sharp step between two
-    measured sizes)."""
-    i = int(np.argmin(prof))
-    flat = prof <= prof[i] + 1e-6 * max(1.0, abs(float(prof[i])))
-    lo = hi = i
-    while lo > 0 and flat[lo - 1]:
-        lo -= 1
-    while hi + 1 < len(grid) and flat[hi + 1]:
-        hi += 1
-    return float(2.0 ** np.mean(np.log2(grid[[lo, hi]])))
 
 
 def _select(data, kind):

@@ -1,12 +1,16 @@
 """The sequential stride-chase model's shape space and arithmetic (a part
 of :mod:`.stride`, which chooses and fits the levels): the associativities,
 page placements and replacement policies tried, every stride's points in
-one set of arrays with their noise, and the least-squares solve of each
-stride's plateau latencies for given capacities and shapes.
+one set of arrays with their noise, the least-squares solve of each
+stride's plateau latencies for given capacities and shapes, a level's
+deviance profile over capacities, and the bootstrap over page placements
+that widens a random-page level's interval (one placement's kept
+fractions drawn by :func:`placed_kept`).
 
-Pure: a function of arrays."""
+Pure: a function of arrays (the bootstrap's draws from a fixed seed)."""
 from __future__ import annotations
 
+import copy
 import math
 
 import numpy as np
@@ -277,3 +281,129 @@ def _grid(lo: float, hi: float, per_octave: int) -> np.ndarray:
     g = 2.0 ** (np.arange(a, b + 1) / per_octave)
     g = g[(g >= lo * (1 - 1e-9)) & (g <= hi * (1 + 1e-9))]
     return g if len(g) else np.array([math.sqrt(lo * hi)])
+
+# ----------------------------------------------- profiles and placements
+
+#: Figures drawn per random-page level for its interval
+#: (:func:`_placement_bootstrap`), from a fixed seed (a fit is a function of
+#: its data).
+BOOT_REPLICATES = 30
+BOOT_SEED = 20261128
+#: A level fitted on random pages with at most this many ways is drawn from
+#: a direct-mapped cache too (see :func:`.stride._interval`).
+BOOT_DM_WAYS = 4
+
+
+def _profile(data, fixed, k, grid, coarse=False, passes=3, shapes=None, per_stride=False):
+    """Level k's deviance over capacities ``grid`` for every shape (or
+    ``shapes``), the others held at ``fixed`` [(size, ways, page,
+    policy)]: {(ways, page, policy): (G,)}, page None where the shape is
+    sharp over the whole grid (``per_stride``: each stride's, (G, S))."""
+    others = [data.fixed_kept(f) if j != k else None for j, f in enumerate(fixed)]
+    best = {}
+    seen = set()
+    for ways, page, policy in (_shapes(coarse) if shapes is None else shapes):
+        sharp = (page is None or bool(np.all(grid / ways <= page))
+                 or bool(np.all(grid <= RANDOM_MIN_BYTES)))
+        key = ("c", ways, policy) if sharp else (ways, page, policy)
+        if key in seen:
+            continue
+        seen.add(key)
+        hk = data.kept(grid, ways, None if sharp else page, policy)
+        H = [hk if j == k else others[j] for j in range(len(fixed))]
+        cols = [_colours(grid, ways, None if sharp else page) if j == k else
+                _colours(*fixed[j][:3]).reshape(1) for j in range(len(fixed))]
+        dev, _, dev_s = _solve(data, _nest(H), passes, cols)
+        best[(ways, None if sharp else page, policy)] = dev_s if per_stride else dev
+    return best
+
+
+def _dev_of(data, fixed, passes=3):
+    H = _nest([data.fixed_kept(f) for f in fixed])
+    dev, coefs, dev_s = _solve(data, H, passes,
+                               [_colours(*f[:3]).reshape(1) for f in fixed])
+    return float(dev[0]), coefs[0], dev_s[0]
+
+
+def _bottom(grid, prof):
+    """The capacity a profile ``prof`` over ``grid`` puts a level at: its
+    minimum, or the middle of a flat bottom (a sharp step between two
+    measured sizes)."""
+    i = int(np.argmin(prof))
+    flat = prof <= prof[i] + 1e-6 * max(1.0, abs(float(prof[i])))
+    lo = hi = i
+    while lo > 0 and flat[lo - 1]:
+        lo -= 1
+    while hi + 1 < len(grid) and flat[hi + 1]:
+        hi += 1
+    return float(2.0 ** np.mean(np.log2(grid[[lo, hi]])))
+
+
+def placed_kept(w, unit_bytes: float, colours: int, ways: int, policy: str, rng):
+    """One random placement's kept fractions at the sizes ``w`` (each a
+    prefix of one array, as one run of a sequential chase): the array's
+    touched pages (one every ``unit_bytes``) at random colours of a cache
+    with ``colours`` page colours; under LRU a page's lines stay while its
+    colour holds at most ``ways`` touched pages, under "any" a colour
+    shared by n > ways keeps ways/n of them.  Its mean over placements is
+    :func:`.cache_model.kept_fraction`'s random-page curve."""
+    n = np.maximum(1, np.round(np.asarray(w, float) / unit_bytes)).astype(int)
+    total = int(n.max())
+    col = rng.integers(0, colours, total)
+    order = np.argsort(col, kind="stable")
+    first = np.searchsorted(col[order], col[order], side="left")
+    rank = np.empty(total, int)
+    rank[order] = np.arange(total) - first              # 0: the colour's first page
+    if policy == "any":
+        # sum over colours of min(count, ways): the pages of rank < ways
+        early = np.concatenate([[0], np.cumsum(rank < ways)])
+        return early[n] / n
+    # the page that makes its colour hold ways + 1: from that prefix on,
+    # every page of the colour is lost
+    full = np.full(colours, total + 1)
+    last = rank == ways
+    full[col[last]] = np.nonzero(last)[0] + 1
+    lost_from = full[col]                               # prefix length at which page t is lost
+    return np.array([np.count_nonzero(lost_from[:k] > k) for k in n]) / n
+
+
+def _placement_bootstrap(data, fixed, k, level, grid, shapes):
+    """Level k's 95 % interval from BOOT_REPLICATES figures drawn from the
+    fit itself: each stride's curve at its fitted latencies with level k's
+    kept fractions from a new random placement (:func:`placed_kept`, one
+    array per stride, each size a prefix of it: the more correlated of the
+    two ways a tool places its array, so the wider) and each stride's own
+    noise, refitted over ``grid`` with ``shapes`` (the shapes that fit as
+    well); the spread of log(refitted / fitted) about its median, whose
+    offset (the fit's own bias on such a curve) moves the interval.
+    Returns (low, high) in bytes."""
+    size, ways, page, policy = level
+    colours = max(2, int(round(size / ways / page)))
+    fixed = list(fixed)
+    fixed[k] = level
+    _, coefs, _ = _dev_of(data, fixed)
+    others = [data.fixed_kept(f)[0] for f in fixed]
+    rng = np.random.default_rng(BOOT_SEED + k)
+    S, m = data.y.shape
+    rep = copy.copy(data)
+    d = []
+    for _ in range(BOOT_REPLICATES):
+        hk = np.ones((S, m))
+        for i, st in enumerate(data.strides):
+            unit = max(float(page), float(max(st, data.line)))
+            hk[i] = placed_kept(data.w[i], unit, colours, ways, policy, rng)
+        H = _nest([hk if j == k else others[j] for j in range(len(fixed))])
+        X = np.concatenate([np.ones((S, m, 1))] + [1.0 - h[..., None] for h in H], axis=2)
+        pred = np.maximum((X @ coefs[..., None])[..., 0], 1e-12)
+        noise = np.asarray(data.sigma)[:, None] * rng.standard_normal((S, m))
+        rep.y = np.where(data.mask > 0, pred * np.exp(noise), data.y)
+        prof = np.min(np.array(list(_profile(rep, fixed, k, grid, passes=1,
+                                             shapes=shapes).values())), axis=0)
+        d.append(math.log(_bottom(grid, prof) / size))
+    d = np.array(d)
+    mid = float(np.median(d))
+    spread = 1.4826 * float(np.median(np.abs(d - mid)))
+    lo_q = min(float(np.quantile(d, 0.025)), mid - 1.96 * spread)
+    hi_q = max(float(np.quantile(d, 0.975)), mid + 1.96 * spread)
+    # the fit reads x * e^d of a true x: the truth is size * e^-d
+    return size * math.exp(-hi_q), size * math.exp(-lo_q)
