@@ -393,7 +393,8 @@ def stride_curve(m: Machine, sizes, stride: int, *, direction: str = "backward",
         frac = min(1.0, stride / m.line_bytes)
         v = frac * per_line + (1 - frac) * l1
         rows.append({"size_bytes": w, "stride_bytes": stride, "pattern": "stride",
-                     "latency_ns": v * float(np.exp(noise * rng.standard_normal()))})
+                     "latency_ns": v * float(np.exp(noise * rng.standard_normal())),
+                     "placement": placed})
     return pd.DataFrame(rows)
 
 

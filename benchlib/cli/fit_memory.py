@@ -3,6 +3,7 @@
 ``benchlib memory --save`` wrote, or one latency curve from any tool."""
 from __future__ import annotations
 
+import dataclasses
 import json
 
 from benchlib.cli.memory import print_result
@@ -18,6 +19,10 @@ def add_parser(sub) -> None:
     p.add_argument("--clock-ghz", type=float, default=None,
                    help="the clock: latencies in cycles (default: the saved run's)")
     p.add_argument("--stride-bytes", type=int, default=None, help="fit this stride's curve")
+    p.add_argument("--placement", choices=("size", "curve"), default=None,
+                   help="how the tool placed its array, for a sequential stride chase: a new "
+                        "array for every size (size: lmbench3's lat_mem_rd, the default) or "
+                        "one array whose prefixes are the sizes (curve)")
     p.set_defaults(func=cmd_fit_memory)
 
 
@@ -25,6 +30,8 @@ def cmd_fit_memory(args) -> int:
     from benchlib.memory.curve_readers import read_input
 
     data = read_input(args.file)  # a file it cannot read is said before the fit's imports
+    if args.placement:
+        data = dataclasses.replace(data, latency=data.latency.assign(placement=args.placement))
     from benchlib.memory.fit import fit_memory
     from benchlib.memory.hierarchy import MemoryResult
 

@@ -92,9 +92,12 @@ class _Data:
     """Every stride's points, padded to one row per stride (S, m), with
     each point's noise."""
 
-    def __init__(self, curves: dict[int, pd.DataFrame], line: int):
+    def __init__(self, curves: dict[int, pd.DataFrame], line: int, typical: bool = True):
         self.strides = sorted(curves)
         self.line = line
+        #: random-page shapes keep the typical placement's lines (True: each
+        #: point its own placement) or the mean over placements
+        self.typical = typical
         S = len(self.strides)
         m = max(len(curves[st]) for st in self.strides)
         self.w = np.ones((S, m))
@@ -148,7 +151,7 @@ class _Data:
         for i, st in enumerate(self.strides):
             out[:, i, :] = kept_fraction(self.w[i][None, :], grid[:, None], ways, page, "stride",
                                          stride_bytes=max(st, 1), line_bytes=self.line,
-                                         policy=policy)
+                                         policy=policy, typical=self.typical)
         return out
 
     def fixed_kept(self, f) -> np.ndarray:

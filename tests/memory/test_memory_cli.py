@@ -106,6 +106,29 @@ def test_fit_memory_reads_other_tools_files(cli, tmp_path, writer):
         assert d["line_size_bytes"] == 64          # from the stride curves
 
 
+def test_fit_memory_says_how_the_array_was_placed(cli, tmp_path):
+    # a board on random pages: the note says which placement the fit took
+    # (lmbench3's new array per size by default, or --placement curve),
+    # and a table that names an unknown placement is refused clearly
+    m = next(x for x in cs.NINETIES if x.name == "pentium_512k")
+    f = tmp_path / "lat.txt"
+    f.write_text(cs.to_lat_mem_rd_text(cs.stride_figure(m, (32, 64, 128), seed=100)))
+    notes = {}
+    for extra in ([], ["--placement", "curve"]):
+        r = cli("fit-memory", str(f), "--json", *extra)
+        assert r.returncode == 0, r.stderr
+        notes[tuple(extra)] = [n for n in json.loads(r.stdout)["notes"] if "page placement" in n]
+    assert len(notes[()]) == 1 and "a new array for every size" in notes[()][0]
+    assert "one array for the whole curve" in notes[("--placement", "curve")][0]
+    bad = tmp_path / "bad.csv"
+    bad.write_text("size_bytes,stride_bytes,latency_ns,pattern,placement\n"
+                   + "".join(f"{s},64,{v},stride,twice\n" for s, v in
+                             ((2 ** i * 1024, 1.0 + i) for i in range(8))))
+    r = cli("fit-memory", str(bad))
+    assert r.returncode == 2 and "placement must be one of" in r.stderr
+    assert "Traceback" not in r.stderr
+
+
 @pytest.mark.parametrize("content,needle", [
     ('"stride=64\n0.5 1.2\nfast 3\n', "line 3"),
     ("0.5 1.2\n", "missing columns"),
