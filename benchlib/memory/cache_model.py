@@ -80,7 +80,8 @@ def kept_fraction(ws_bytes, cache_bytes, ways: int, page_bytes: float | None,
     stride).  ``policy="any"`` (stride only): a set that n > ways of the
     chase's lines share keeps ways/n of them, as a thrash-resistant policy
     (random, RRIP, adaptive insertion) does under a cyclic scan, where LRU
-    keeps none."""
+    keeps none.  ``typical=True`` (stride only): a random-page level keeps
+    the typical placement's lines (:func:`typical_kept`), not the mean's."""
     if access == "walk":
         return _kept_walk(ws_bytes, cache_bytes, ways, page_bytes)
     if access == "stride":
@@ -240,8 +241,8 @@ def typical_kept(n_pages, colours, ways: int, policy: str = "lru") -> np.ndarray
     overfull colours (more than ``ways`` pages), a Poisson number of them
     (mean nu = colours x P(Binomial(n, 1 / colours) > ways)): the typical
     loss is the mean loss times the interquartile mean of Poisson(nu) over
-    nu, which is 0 while an overfull colour is rarer than one in two
-    placements and 1 once there are many (against 2000 drawn placements'
+    nu, which is 0 while no over-full colour at all is the case in three
+    placements of four (nu <= ln 4/3) and 1 once there are many (against 2000 drawn placements'
     interquartile mean at every count up to 384 pages, 1-16 ways: within
     0.02 at 64 colours and more, 0.04 at 24, 0.12 at 8, where a clash of
     three pages is no longer rare: below TYPICAL_MIN_COLOURS, drawn).

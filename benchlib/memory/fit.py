@@ -166,7 +166,8 @@ def _on_cycles(data: MemoryData, clock: float):
     its fastest and median samples in that unit (:func:`_fastest_on_cycles`:
     the same-set chase reads its fastest sample)."""
     lat = data.latency
-    keep = [c for c in ("size_bytes", "stride_bytes", "pattern", "huge_pages") if c in lat]
+    keep = [c for c in ("size_bytes", "stride_bytes", "pattern", "huge_pages", "placement")
+            if c in lat]
     lat = lat[keep].assign(latency_ns=lat["latency_cycles"] / clock,
                            **_fastest_on_cycles(lat, clock))
     p = data.pairs

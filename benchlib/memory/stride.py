@@ -23,14 +23,16 @@ its own (linear least squares, no step negative), so a prefetcher that
 hides a level at small strides costs nothing.  A random-page level
 keeps, at each point, the typical placement's lines where every size is
 its own placement of the array (the table's ``placement`` "size", the
-default: lmbench3's lat_mem_rd, benchlib's chases;
+default: lmbench3's lat_mem_rd, which times each size in a freshly
+forked child;
 :func:`.cache_model.typical_kept`) and the mean over placements' where the
 sizes are prefixes of one array ("curve"; :func:`placement_of`).  Each
 point has its own noise (local second differences), each stride's noise is scaled by its own
 misfit, and a random-page level's placement variance is in the deviance.
 Levels are chosen forward, gap by gap on a coarse capacity grid (twice:
-with and without direct-mapped random-page shapes while choosing, the
-better by BIC), and a level stays only if the curves need it
+with and without direct-mapped random-page shapes while choosing; where
+each point is its own placement, twice more under the mean model; the
+best by BIC under the table's own), and a level stays only if the curves need it
 (:func:`_accepts`: BIC, a step of x1.35 where it is needed, enough strides,
 one below 1024 bytes, neighbours 4x apart, and a step that, once shown at
 one stride, is shown at every larger one: :func:`_comes_and_goes`; a level
@@ -55,13 +57,13 @@ another capacity, which a bootstrap from the sharper shape cannot see).
 Status: :func:`.fit.fit_memory` calls it for tables whose every row is a
 stride chase (:func:`access_model`).  On simulated machines
 (bench/memory_coverage.py --seeds 3, 2026-11-28) it reads 94 % of the true
-levels within 10 % and its intervals hold 94 %, with 6 spurious levels in
+levels within 10 % and its intervals hold 92 %, with 6 spurious levels in
 120, where each size is its own placement of the array (lat_mem_rd's, the
 table's ``placement`` "size", the default: the typical placement's model,
 levels also chosen under the mean); 86 %, 89 % and 22 where the sizes are
 prefixes of one array ("curve": the mean model).  The Alpha 21164's 96 KiB
 3-way S-cache on four page colours is missed in both.  A fit of 6-8
-strides takes 1-10 s (the recorded EPYC folder 10-12 s); see
+strides takes 1-10 s (the recorded EPYC folder 8-12 s of CPU); see
 docs/memory.md.
 
 Pure: a function of DataFrames."""
@@ -305,10 +307,11 @@ def _interval(data, fixed, k, widen):
     # fit's own bias) from curves drawn at the fit's own placements
     colours = size / ways / page if page is not None and size > RANDOM_MIN_BYTES else 0.0
     if colours > 1.0:
-        # drawn from the fitted shape, and from a direct-mapped cache on
-        # random pages where one fits nearly as well: one placement of it
-        # can pass for a sharper cache at another capacity, so drawn from
-        # the fitted shape the interval would not see how far off that is
+        # drawn from the fitted shape, and, for a level of at most
+        # BOOT_DM_WAYS ways, from a direct-mapped cache on random pages at
+        # that shape's best capacity: one placement of it can pass for a
+        # sharper cache at another capacity, so drawn from the fitted shape
+        # alone the interval would not see how far off that is
         dm = [sh for sh in rough if sh[0] == 1 and sh[1] is not None
               and sh != (ways, page, policy)] if ways <= BOOT_DM_WAYS else []
         sources = [(size, ways, page, policy)]
@@ -318,7 +321,7 @@ def _interval(data, fixed, k, widen):
             sh = min(dm, key=lambda d: float(dm_prof[d].min()))
             sources.append((_bottom(grid, dm_prof[sh]),) + tuple(sh))
         for src in sources:
-            b_lo, b_hi = _placement_bootstrap(data, fixed, k, src, grid, shapes)
+            b_lo, b_hi = _placement_bootstrap(data, fixed, k, src, grid, shapes, size)
             size_lo = max(min(size_lo, b_lo), lo_r)
             size_hi = min(max(size_hi, b_hi), hi_r)
     # never narrower than the capacity grid's own step either side
@@ -523,7 +526,7 @@ __all__ = ["fit_stride_chase", "StrideFit"]
 PLACEMENTS_OF_ARRAY = ("size", "curve")
 PLACEMENT_NOTES = {
     "size": ("page placement: a new array for every size (lmbench3's lat_mem_rd times each "
-             "size in a freshly forked child; benchlib's chases map a buffer per point), so "
+             "size in a freshly forked child that allocates its own), so "
              "each point is its own random placement: a random-page level keeps the typical "
              "placement's lines (placement=curve if the sizes were prefixes of one array)"),
     "curve": ("page placement: one array for the whole curve, each size a prefix of it, so a "

@@ -342,14 +342,22 @@ def _bottom(grid, prof):
     return float(2.0 ** np.mean(np.log2(grid[[lo, hi]])))
 
 
-def placed_kept(w, unit_bytes: float, colours: int, ways: int, policy: str, rng):
+def placed_kept(w, unit_bytes: float, colours: int, ways: int, policy: str, rng,
+                each: bool = False):
     """One random placement's kept fractions at the sizes ``w`` (each a
     prefix of one array, as one run of a sequential chase): the array's
     touched pages (one every ``unit_bytes``) at random colours of a cache
     with ``colours`` page colours; under LRU a page's lines stay while its
     colour holds at most ``ways`` touched pages, under "any" a colour
     shared by n > ways keeps ways/n of them.  Its mean over placements is
-    :func:`.cache_model.kept_fraction`'s random-page curve."""
+    :func:`.cache_model.kept_fraction`'s random-page curve.  ``each``:
+    every size its own placement (a new array for every size), not a
+    prefix of one."""
+    if each:
+        n = np.maximum(1, np.round(np.asarray(w, float) / unit_bytes)).astype(int)
+        cnt = rng.multinomial(n, np.full(colours, 1.0 / colours))   # (sizes, colours)
+        kept = (np.minimum(cnt, ways) if policy == "any" else np.where(cnt <= ways, cnt, 0))
+        return kept.sum(axis=1) / n
     n = np.maximum(1, np.round(np.asarray(w, float) / unit_bytes)).astype(int)
     total = int(n.max())
     col = rng.integers(0, colours, total)
@@ -370,18 +378,22 @@ def placed_kept(w, unit_bytes: float, colours: int, ways: int, policy: str, rng)
     return np.array([np.count_nonzero(lost_from[:k] > k) for k in n]) / n
 
 
-def _placement_bootstrap(data, fixed, k, level, grid, shapes):
+def _placement_bootstrap(data, fixed, k, level, grid, shapes, observed: float):
     """Level k's 95 % interval from BOOT_REPLICATES figures drawn from the
     fit itself: each stride's curve at its fitted latencies with level k's
-    kept fractions from a new random placement (:func:`placed_kept`, one
-    array per stride, each size a prefix of it: the more correlated of the
-    two ways a tool places its array, so the wider) and each stride's own
-    noise, refitted over ``grid`` with ``shapes`` (the shapes that fit as
-    well); the spread of log(refitted / fitted) about its median, whose
-    offset (the fit's own bias on such a curve) moves the interval.
-    Returns (low, high) in bytes."""
+    kept fractions from new random placements (:func:`placed_kept`: one
+    array per stride, each size a prefix of it, or, where ``data.typical``
+    says each point is its own placement, one per point) and each stride's
+    own noise, refitted over ``grid`` with ``shapes`` (the shapes that fit
+    as well).  ``level`` is the cache the figures are drawn from (the
+    fitted one, or another shape that may have made the figure); d =
+    log(refitted / drawn) is how the fit reads such a cache, so the truth
+    behind the ``observed`` capacity is observed x e^-d: the interval from
+    d's 2.5 and 97.5 % points (or its median +- 1.96 robust sigma, where
+    wider).  Returns (low, high) in bytes."""
     size, ways, page, policy = level
     colours = max(2, int(round(size / ways / page)))
+    drawn = colours * ways * float(page)       # the cache the whole colours make
     fixed = list(fixed)
     fixed[k] = level
     _, coefs, _ = _dev_of(data, fixed)
@@ -394,7 +406,10 @@ def _placement_bootstrap(data, fixed, k, level, grid, shapes):
         hk = np.ones((S, m))
         for i, st in enumerate(data.strides):
             unit = max(float(page), float(max(st, data.line)))
-            hk[i] = placed_kept(data.w[i], unit, colours, ways, policy, rng)
+            if data.typical:
+                hk[i] = placed_kept(data.w[i], unit, colours, ways, policy, rng, each=True)
+            else:
+                hk[i] = placed_kept(data.w[i], unit, colours, ways, policy, rng)
         H = _nest([hk if j == k else others[j] for j in range(len(fixed))])
         X = np.concatenate([np.ones((S, m, 1))] + [1.0 - h[..., None] for h in H], axis=2)
         pred = np.maximum((X @ coefs[..., None])[..., 0], 1e-12)
@@ -402,11 +417,11 @@ def _placement_bootstrap(data, fixed, k, level, grid, shapes):
         rep.y = np.where(data.mask > 0, pred * np.exp(noise), data.y)
         prof = np.min(np.array(list(_profile(rep, fixed, k, grid, passes=1,
                                              shapes=shapes).values())), axis=0)
-        d.append(math.log(_bottom(grid, prof) / size))
+        d.append(math.log(_bottom(grid, prof) / drawn))
     d = np.array(d)
     mid = float(np.median(d))
     spread = 1.4826 * float(np.median(np.abs(d - mid)))
     lo_q = min(float(np.quantile(d, 0.025)), mid - 1.96 * spread)
     hi_q = max(float(np.quantile(d, 0.975)), mid + 1.96 * spread)
-    # the fit reads x * e^d of a true x: the truth is size * e^-d
-    return size * math.exp(-hi_q), size * math.exp(-lo_q)
+    # the fit reads x * e^d of a true x: the truth is observed * e^-d
+    return observed * math.exp(-hi_q), observed * math.exp(-lo_q)

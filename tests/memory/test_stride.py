@@ -256,10 +256,12 @@ def test_one_placements_kept_fraction_counts_its_colours_and_averages_to_the_mod
         want.append((np.minimum(cnt, ways).sum() if policy == "any" else cnt[cnt <= ways].sum()) / n)
     assert got == pytest.approx(want)
     rng = np.random.default_rng(1)
-    mean = np.mean([placed_kept(w, page, colours, ways, policy, rng) for _ in range(3000)], axis=0)
     model = kept_fraction(w, colours * ways * page, ways, page, "stride", stride_bytes=64,
                           line_bytes=64, policy=policy)
-    assert mean == pytest.approx(model, abs=0.01)
+    for each in (False, True):          # prefixes of one array, or an array per size
+        mean = np.mean([placed_kept(w, page, colours, ways, policy, rng, each=each)
+                        for _ in range(3000)], axis=0)
+        assert mean == pytest.approx(model, abs=0.01)
 
 
 def test_the_placement_bootstrap_reaches_a_boards_truth():
@@ -275,6 +277,10 @@ def test_the_placement_bootstrap_reaches_a_boards_truth():
     fixed = [(8.0 * K, 1, None, "lru"), (512.0 * K, 1, 8192, "lru")]
     grid = _grid(512 * K / 2.5, 512 * K * 2.5, 24)
     lo, hi = _placement_bootstrap(data, fixed, 1, fixed[1], grid,
-                                  [(1, 8192, "lru"), (3, 4096, "lru")])
+                                  [(1, 8192, "lru"), (3, 4096, "lru")], 512 * K)
     assert lo <= 512 * K <= hi
     assert hi / lo > 1.2
+    # read at 400 KiB, the same draws put the truth near 512 * 512 / 400
+    lo2, hi2 = _placement_bootstrap(data, fixed, 1, fixed[1], grid,
+                                    [(1, 8192, "lru"), (3, 4096, "lru")], 400 * K)
+    assert lo2 == pytest.approx(lo * 400 / 512) and hi2 == pytest.approx(hi * 400 / 512)
