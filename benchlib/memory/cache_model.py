@@ -24,6 +24,7 @@ page size to a measured curve, given the plateau latencies.
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -150,8 +151,8 @@ def _kept_stride(ws_bytes, cache_bytes, ways: int, page_bytes, stride_bytes, lin
     if grad.any():
         # pages at random frames: 1 + Binomial(other touched pages, 1/colours) lines a set
         pages = np.maximum(w[grad] / max(float(page_bytes), s_eff), 1.0)
-        if typical:
-            out[grad] = typical_kept(pages, colours[grad], ways, policy)
+        if typical and policy != "any":
+            out[grad] = typical_kept(pages, colours[grad], ways)
         elif policy == "any":
             out[grad] = _kept_walk(pages * float(page_bytes), c[grad], ways, float(page_bytes))
         else:
@@ -164,22 +165,26 @@ def _kept_stride(ws_bytes, cache_bytes, ways: int, page_bytes, stride_bytes, lin
 #: read off a table of means _IQM_STEP apart.
 _IQM_EXACT_NU = 60.0
 _IQM_STEP = 0.005
-_IQM_TABLE: list = []
+
+
+@functools.cache
+def _iqm_table() -> tuple[np.ndarray, np.ndarray]:
+    """Poisson means 0 .. _IQM_EXACT_NU, _IQM_STEP apart, and their
+    interquartile means."""
+    v = np.arange(0.0, _IQM_EXACT_NU + _IQM_STEP / 2, _IQM_STEP)
+    k = np.arange(int(_IQM_EXACT_NU + 10.0 * np.sqrt(_IQM_EXACT_NU) + 12.0) + 1,
+                  dtype=float)[:, None]
+    F = pdtr(k, v[None, :])
+    below = np.vstack([np.zeros((1, v.size)), F[:-1]])
+    share = np.clip(F, 0.25, 0.75) - np.clip(below, 0.25, 0.75)
+    return v, (k * share).sum(axis=0) / 0.5
 
 
 def _iqm_poisson_ratio(nu: np.ndarray) -> np.ndarray:
     """The interquartile mean of Poisson(nu) over nu (0 where nu is 0): the
     mean of its quantile function over [0.25, 0.75]; beyond _IQM_EXACT_NU,
     1 - d / nu with d its offset there."""
-    if not _IQM_TABLE:
-        v = np.arange(0.0, _IQM_EXACT_NU + _IQM_STEP / 2, _IQM_STEP)
-        k = np.arange(int(_IQM_EXACT_NU + 10.0 * np.sqrt(_IQM_EXACT_NU) + 12.0) + 1,
-                      dtype=float)[:, None]
-        F = pdtr(k, v[None, :])
-        below = np.vstack([np.zeros((1, v.size)), F[:-1]])
-        share = np.clip(F, 0.25, 0.75) - np.clip(below, 0.25, 0.75)
-        _IQM_TABLE.extend([v, (k * share).sum(axis=0) / 0.5])
-    v, iqm = _IQM_TABLE
+    v, iqm = _iqm_table()
     nu = np.asarray(nu, float)
     out = np.empty_like(nu)
     exact = nu <= _IQM_EXACT_NU
@@ -194,39 +199,48 @@ def _iqm_poisson_ratio(nu: np.ndarray) -> np.ndarray:
 #: from a fixed seed, once per process.
 TYPICAL_MIN_COLOURS = 24
 TYPICAL_DRAWS = 400
-_TYPICAL_DRAWN: dict = {}
 
 
+def kept_by_prefix(col: np.ndarray, colours: int, ways: int, policy: str = "lru") -> np.ndarray:
+    """Pages kept at every prefix of placements ``col`` ((R, n) colours of
+    the touched pages, in the order the chase touches them): (R, n), entry
+    [r, k - 1] the pages of the first k kept.  LRU: a page's lines stay
+    while its colour holds at most ``ways`` of the k pages (the page is kept
+    from its arrival until the prefix that brings its colour to ways + 1);
+    "any": a colour shared by c pages keeps min(c, ways) of them (the pages
+    of rank below ``ways`` in their colour)."""
+    col = np.atleast_2d(col)
+    R, n = col.shape
+    order = np.argsort(col, axis=1, kind="stable")
+    sc = np.take_along_axis(col, order, axis=1)
+    first = np.maximum.accumulate(np.where(np.diff(sc, axis=1, prepend=-1) != 0,
+                                           np.arange(n)[None, :], 0), axis=1)
+    rank = np.empty_like(col)
+    np.put_along_axis(rank, order, np.arange(n)[None, :] - first, axis=1)
+    if policy == "any":
+        return np.cumsum(rank < ways, axis=1)
+    full = np.full((R, colours), n + 1)
+    r_i, t_i = np.nonzero(rank == ways)
+    full[r_i, col[r_i, t_i]] = t_i + 1
+    t = np.arange(n)[None, :]
+    end = np.maximum(np.minimum(np.take_along_axis(full, col, axis=1), n + 1), t + 1)
+    W = n + 2
+    rows = np.arange(R)[:, None] * W
+    diff = (np.bincount((rows + t + 1).ravel(), minlength=R * W)
+            - np.bincount((rows + end).ravel(), minlength=R * W)).reshape(R, W)
+    return np.cumsum(diff, axis=1)[:, 1:n + 1]
+
+
+@functools.cache
 def _typical_drawn(colours: int, ways: int) -> np.ndarray:
     """The interquartile mean over TYPICAL_DRAWS random placements of the
     kept fraction of n = 0 .. N touched pages on ``colours`` colours (each
     prefix of a placement is a placement of that many pages), N far past
     where every colour is over-full."""
-    key = (colours, ways)
-    if key not in _TYPICAL_DRAWN:
-        R, n = TYPICAL_DRAWS, min(8 * colours * (ways + 1), 2048)
-        col = np.random.default_rng(1_000_003 * colours + ways).integers(0, colours, (R, n))
-        # each page's rank in its colour; the prefix length at which its
-        # colour holds ways + 1 pages (the page is kept from its arrival
-        # until then)
-        order = np.argsort(col, axis=1, kind="stable")
-        sc = np.take_along_axis(col, order, axis=1)
-        first = np.maximum.accumulate(np.where(np.diff(sc, axis=1, prepend=-1) != 0,
-                                               np.arange(n)[None, :], 0), axis=1)
-        rank = np.empty_like(col)
-        np.put_along_axis(rank, order, np.arange(n)[None, :] - first, axis=1)
-        full = np.full((R, colours), n + 1)
-        r_i, t_i = np.nonzero(rank == ways)
-        full[r_i, col[r_i, t_i]] = t_i + 1
-        t = np.arange(n)[None, :]
-        end = np.maximum(np.minimum(np.take_along_axis(full, col, axis=1), n + 1), t + 1)
-        W = n + 2
-        rows = np.arange(R)[:, None] * W
-        diff = (np.bincount((rows + t + 1).ravel(), minlength=R * W)
-                - np.bincount((rows + end).ravel(), minlength=R * W)).reshape(R, W)
-        h = np.sort(np.cumsum(diff, axis=1)[:, 1:n + 1] / np.arange(1, n + 1)[None, :], axis=0)
-        _TYPICAL_DRAWN[key] = np.concatenate([[1.0], h[R // 4:R - R // 4].mean(axis=0)])
-    return _TYPICAL_DRAWN[key]
+    R, n = TYPICAL_DRAWS, min(8 * colours * (ways + 1), 2048)
+    col = np.random.default_rng(1_000_003 * colours + ways).integers(0, colours, (R, n))
+    h = np.sort(kept_by_prefix(col, colours, ways) / np.arange(1, n + 1)[None, :], axis=0)
+    return np.concatenate([[1.0], h[R // 4:R - R // 4].mean(axis=0)])
 
 
 def typical_kept(n_pages, colours, ways: int, policy: str = "lru") -> np.ndarray:

@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from benchlib.errors import BenchlibError
-from benchlib.memory.cache_model import kept_fraction
+from benchlib.memory.cache_model import kept_by_prefix, kept_fraction
 from benchlib.memory.segments import _MIN_SIGMA, _median_by, _noise_sigma
 
 #: Associativities tried; 1 is direct mapped.
@@ -353,29 +353,13 @@ def placed_kept(w, unit_bytes: float, colours: int, ways: int, policy: str, rng,
     :func:`.cache_model.kept_fraction`'s random-page curve.  ``each``:
     every size its own placement (a new array for every size), not a
     prefix of one."""
+    n = np.maximum(1, np.round(np.asarray(w, float) / unit_bytes)).astype(int)
     if each:
-        n = np.maximum(1, np.round(np.asarray(w, float) / unit_bytes)).astype(int)
         cnt = rng.multinomial(n, np.full(colours, 1.0 / colours))   # (sizes, colours)
         kept = (np.minimum(cnt, ways) if policy == "any" else np.where(cnt <= ways, cnt, 0))
         return kept.sum(axis=1) / n
-    n = np.maximum(1, np.round(np.asarray(w, float) / unit_bytes)).astype(int)
-    total = int(n.max())
-    col = rng.integers(0, colours, total)
-    order = np.argsort(col, kind="stable")
-    first = np.searchsorted(col[order], col[order], side="left")
-    rank = np.empty(total, int)
-    rank[order] = np.arange(total) - first              # 0: the colour's first page
-    if policy == "any":
-        # sum over colours of min(count, ways): the pages of rank < ways
-        early = np.concatenate([[0], np.cumsum(rank < ways)])
-        return early[n] / n
-    # the page that makes its colour hold ways + 1: from that prefix on,
-    # every page of the colour is lost
-    full = np.full(colours, total + 1)
-    last = rank == ways
-    full[col[last]] = np.nonzero(last)[0] + 1
-    lost_from = full[col]                               # prefix length at which page t is lost
-    return np.array([np.count_nonzero(lost_from[:k] > k) for k in n]) / n
+    col = rng.integers(0, colours, int(n.max()))
+    return kept_by_prefix(col, colours, ways, policy)[0, n - 1] / n
 
 
 def _placement_bootstrap(data, fixed, k, level, grid, shapes, observed: float):
