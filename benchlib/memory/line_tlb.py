@@ -35,6 +35,19 @@ def _levels_sse(y: np.ndarray, cuts: tuple[int, ...]) -> tuple[float, list[float
     return sse, meds
 
 
+def _point_variance(table: pd.DataFrame, keys: pd.Series) -> np.ndarray:
+    """Each point's median's variance in log units from its own samples
+    (``rel_iqr``, ``n_samples``: a median of n draws has a standard error
+    1.253 sigma / sqrt(n), sigma = IQR / 1.349), one per key in ``keys``
+    (the smallest over a key's rows); zeros where the table lacks them."""
+    if not {"rel_iqr", "n_samples"} <= set(table.columns):
+        return np.zeros(len(keys))
+    n = pd.to_numeric(table["n_samples"], errors="coerce").clip(lower=1)
+    v = (1.253 * pd.to_numeric(table["rel_iqr"], errors="coerce") / 1.349) ** 2 / n
+    by = pd.Series(v.to_numpy(), index=table["distance_bytes"].astype(float)).groupby(level=0).min()
+    return np.nan_to_num(by.reindex(keys.astype(float).to_numpy()).to_numpy(), nan=0.0)
+
+
 def read_pairs(pairs: pd.DataFrame) -> dict:
     """Read dependent load pairs (columns distance_bytes, latency_ns; the
     first load at the last word of its line, the second ``distance`` before
@@ -54,6 +67,7 @@ def read_pairs(pairs: pd.DataFrame) -> dict:
     bool, "low_ns", "high_ns", "middle_ns", "middle_to_bytes", "why"}."""
     check_columns(pairs, ["distance_bytes", "latency_ns"])
     p = _median_by(pairs, "distance_bytes", "latency_ns")
+    point_var = _point_variance(pairs, p["distance_bytes"])
     out = {"line": None, "adjacent_line_prefetch": False, "low_ns": None, "high_ns": None,
            "middle_ns": None, "middle_to_bytes": None, "why": ""}
     if len(p) < 4:
@@ -76,13 +90,19 @@ def read_pairs(pairs: pd.DataFrame) -> dict:
 
     def valid(cuts):
         """Every step rises by 3 standard errors of its two levels' medians
-        (noise from the model's own residuals) and by MIN_LINE_STEP."""
+        and by MIN_LINE_STEP.  A level's error is the larger of the model's
+        own residuals' and its points' (each point's median uncertain by
+        its samples' spread: a point whose samples fall in two modes, as
+        the Zen 4 guest's pairs do at 5.86 and 6.23 ns within one line,
+        moves its median between them from run to run)."""
         sse, meds = fits[cuts]
         sig = max(0.005, math.sqrt(sse / max(1, n - 2 * len(cuts) - 1)))
         bounds = (0,) + cuts + (n,)
         sizes = np.diff(bounds)
+        var = np.array([max(sig ** 2 / k, float(np.sum(point_var[a:b])) / k ** 2)
+                        for a, b, k in zip(bounds[:-1], bounds[1:], sizes)])
         steps = np.diff(meds)
-        se = sig * np.sqrt(1.0 / sizes[:-1] + 1.0 / sizes[1:])
+        se = np.sqrt(var[:-1] + var[1:])
         return bool(np.all(steps > np.maximum(3 * se, math.log(MIN_LINE_STEP))))
     ranked = sorted(fits, key=bic)
     cuts = next((c for c in ranked if not c or valid(c)), ())

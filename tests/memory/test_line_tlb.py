@@ -291,3 +291,20 @@ def test_stride_curves_without_a_prefetcher_keep_their_reading_beside_memory(lin
     m = cs.Machine(lv, 90.0, line_bytes=line)
     r = read_strides(cs.stride_table(m, per_octave=2, seed=line), memory_ns=90.0)
     assert r["line"] == line and not r["prefetch_served"], r
+
+
+def test_a_points_own_sample_spread_holds_a_step_back():
+    """Recorded on the Zen 4 guest (tests/memory/data/live_zen4/q1): each
+    distance's samples fall in two modes within the line, so the medians in
+    cycles step by x1.03 between 16 and 24 bytes, where no power of two lies.
+    The points' rel_iqr says how far a median may move: the step inside the
+    line is then noise and the one at 64 bytes (x1.22) the line.  Without
+    the spread the reader takes the false step."""
+    from pathlib import Path
+    p = pd.read_csv(Path(__file__).parent / "data" / "live_zen4" / "q1" / "pairs.csv")
+    cycles = p[["distance_bytes", "rel_iqr", "n_samples"]].assign(
+        latency_ns=p["latency_cycles"] / 3.69)
+    r = read_pairs(cycles)
+    assert r["line"] == 64 and r["middle_ns"] is None, r
+    bare = read_pairs(cycles[["distance_bytes", "latency_ns"]])
+    assert bare["line"] is None and "no single power of two" in bare["why"], bare

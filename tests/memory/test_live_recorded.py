@@ -1,5 +1,5 @@
-"""The fit on live runs recorded on real machines (tests/memory/data/live_xeon
-and live_epyc, their READMEs say how): the simulated machines cannot show a
+"""The fit on live runs recorded on real machines (tests/memory/data/live_xeon,
+live_epyc and live_zen4, their READMEs say how): the simulated machines cannot show a
 guest's page placement, its host's neighbours or its socket-wide last level."""
 from pathlib import Path
 
@@ -12,10 +12,12 @@ DATA = Path(__file__).parent / "data"
 KiB = 1024
 # sysfs on the machines that recorded them: L1d and L2 (size, ways), line
 SYSFS = {"live_xeon": {"L1": (48 * KiB, 12), "L2": (2048 * KiB, 16), "line": 64},
-         "live_epyc": {"L1": (32 * KiB, 8), "L2": (512 * KiB, 8), "line": 64}}
+         "live_epyc": {"L1": (32 * KiB, 8), "L2": (512 * KiB, 8), "line": 64},
+         "live_zen4": {"L1": (32 * KiB, 8), "L2": (1024 * KiB, 8), "line": 64}}
 RUNS = [("live_xeon", r) for r in ("q2", "q4", "full1")] + \
        [("live_epyc", r) for r in ("q1", "q2", "q3", "q4", "q5", "full1",
-                                   "r1", "r2", "r3", "r4", "r5", "rfull", "t4", "m4q3", "m4q4")]
+                                   "r1", "r2", "r3", "r4", "r5", "rfull", "t4", "m4q3", "m4q4")] + \
+       [("live_zen4", r) for r in ("q1", "q2", "full")]
 
 
 @pytest.fixture(scope="module", params=RUNS, ids=[f"{m}-{r}" for m, r in RUNS])
