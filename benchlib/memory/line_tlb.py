@@ -232,7 +232,49 @@ def read_strides(df: pd.DataFrame, base_ns: float | None = None,
         if r_in > 2.6:
             out["why"] = (f"growth x{r_in:.1f} into stride {strides[best]}: a prefetcher hides "
                           "part of the smaller strides' misses")
+    # the stride below the line misses on at least half its loads, each an
+    # L1 miss that costs at least the next level's hit; one that costs
+    # less past every cache has its lines brought into L1 ahead of it, and
+    # then the growth stops where that prefetcher stops following, which
+    # says nothing of the line
+    k = strides.index(out["line"])
+    hit = _next_level_hit(curves, [s for s in strides if s >= out["line"]], base)
+    if k > 0 and hit is not None and e[k - 1] < SERVED_SHARE * 0.5 * (hit - base):
+        below = strides[k - 1]
+        out.update(line=None, next_line_prefetch=False, prefetch_served=True, why=(
+            f"unusable here: stride {below} costs {base + e[k - 1]:.3g} ns a load past every "
+            f"cache, less than half its loads missing L1 at the next level's {hit:.3g} ns would "
+            f"(L1 {base:.3g} ns), so a prefetcher brings its lines into L1 and the growth "
+            f"into stride {strides[k]} is where it stops following, not the line"))
     return out
+
+
+#: A stride below the line costs at least half an L1 miss a load; one that
+#: costs less than this share of that (room for the curves' noise) is
+#: served into L1 by a prefetcher (:func:`read_strides`).
+SERVED_SHARE = 0.8
+#: A rise past this ratio of the L1 time leaves the L1 plateau (the stride
+#: fit's smallest step between levels, stride.MIN_STEP).
+L1_RISE = 1.35
+
+
+def _next_level_hit(curves: dict[int, pd.DataFrame], strides: list[int],
+                    base: float) -> float | None:
+    """The latency of the level after L1 as the stride curves show it: on
+    each curve of ``strides`` that starts on the L1 plateau (its smallest
+    size within L1_RISE x ``base``), the median of the three points
+    from the first that rises past L1_RISE x base; the smallest over the
+    curves.  None where no curve starts at L1 (a table of large sizes
+    only)."""
+    out = []
+    for s in strides:
+        y = curves[s]["latency_ns"].to_numpy(float)
+        if len(y) < 4 or y[0] > L1_RISE * base:
+            continue
+        up = np.flatnonzero(y > L1_RISE * base)
+        if len(up):
+            out.append(float(np.median(y[up[0]:up[0] + 3])))
+    return min(out) if out else None
 
 
 def line_size_from_strides(df: pd.DataFrame) -> int | None:

@@ -1,7 +1,7 @@
 """Sequential stride chases (other tools' curves, the 1990s' caches): the
 simulator's fast path against an access-by-access LRU replay, the closed
 form ``kept_fraction(access="stride")`` against the simulator, and the
-recorded lat_mem_rd curves of the EPYC guest read as one table, and the
+recorded lat_mem_rd curves of the EPYC guests (Zen 3, Zen 4) read as one table, and the
 stride-chase fit that `benchlib fit-memory` gives them (and simulated
 figures written as lat_mem_rd text)."""
 import functools
@@ -139,6 +139,32 @@ def test_the_recorded_epyc_folder_is_fitted_as_a_stride_chase():
 def test_the_recorded_epyc_folder_reads_l2_within_10_percent():
     (_, l2, _) = _caches(_epyc_folder_fit())
     assert l2.size_bytes == pytest.approx(EPYC_L2, rel=0.10)
+
+
+#: The Zen 4 guest's folder (its README): sysfs L1d 32 KiB, L2 1 MiB, L3 32 MiB
+ZEN4 = Path(__file__).parent / "data" / "lat_mem_rd_zen4"
+ZEN4_L1, ZEN4_L2 = 32 * K, 1 * M
+
+
+@functools.lru_cache(maxsize=1)
+def _zen4_folder_fit():
+    return fit_memory(read_input(ZEN4))
+
+
+def test_the_recorded_zen4_folder_has_l1_and_one_last_level_and_no_line():
+    """L1 within 10 % (its interval holding sysfs's), three caches (no
+    spurious level; the host-shared L3 one level past 4 MiB), and no line
+    from strides whose smallest past the line is served into L1 (stride 64
+    costs 1.9 ns past every cache, under half an L2 hit): said unusable."""
+    fit = _zen4_folder_fit()
+    assert fit.access_model["model"] == "stride"
+    l1, l2, l3 = _caches(fit)
+    assert l1.size_bytes == pytest.approx(ZEN4_L1, rel=0.10)
+    assert l1.size_bytes_low <= ZEN4_L1 <= l1.size_bytes_high
+    assert l2.size_bytes_low <= ZEN4_L2 <= l2.size_bytes_high
+    assert 4 * M < l3.size_bytes <= 32 * M
+    assert fit.line_size_bytes is None and fit.line["strides_prefetch_served"]
+    assert any("unusable here" in n and "into L1" in n for n in fit.notes)
 
 
 @pytest.mark.parametrize("stride", [16, 32, 64, 128, 256, 512, 1024, pytest.param(
