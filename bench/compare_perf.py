@@ -36,7 +36,7 @@ Pairs:
                                        with perf's buffer offsets (src/dst_offset_bytes)
   disk_io read, 4 KiB, O_DIRECT, sequential and random
                                        fio --direct=1 --ioengine=psync --rw=read|randread --bs=4k
-  mem_bandwidth read/write/copy 64 MiB likwid-bench -t load|store|copy -w S0:64MB:1
+  mem_bandwidth read/write/copy 64 MiB likwid-bench -t load|store|store_avx|copy -w S0:64MB:1
   bcopy 64 MiB                        mbw's memcpy test (-t1 before mbw 1.4, -t0 since)
   mem_bandwidth copy_unrolled 64 MiB  mbw's b[i] = a[i] word loop (-t0 before 1.4, -t1 since)
   mem_bandwidth memset 64 MiB         perf bench mem memset
@@ -196,9 +196,12 @@ def summarise(p: Pair, variant: dict | None = None, same_tool: dict | None = Non
     if same_tool is not None:
         s["peer_a_a"] = {k: same_tool[k] for k in ("ratio_median", "ci_low", "ci_high",
                                                    "ci90_low", "ci90_high", "equivalent")}
-    s["explained"] = p.explained or (f"with {p.tool}'s definition ({p.explained_by.split(' | ')[0]}): "
-                                     f"ratio {variant['ratio_median']:.3f} [{variant['ci_low']:.3f}, "
-                                     f"{variant['ci_high']:.3f}]" if variant else "")
+    ours_v, theirs_v = (p.explained_by.split(" | ") + [""])[:2]
+    what = (f"{p.tool}'s definition ({ours_v})" if ours_v != p.label.split(" | ")[0]
+            else f"{p.tool}'s other kernel ({theirs_v})")     # the same figure of ours
+    s["explained"] = p.explained or (f"with {what}: ratio {variant['ratio_median']:.3f} "
+                                     f"[{variant['ci_low']:.3f}, {variant['ci_high']:.3f}]"
+                                     if variant else "")
     walls = [w for w in p.values["ours_wall_s"] if w is not None]
     their_walls = [w for w in p.values["theirs_wall_s"] if w is not None]
     if walls and their_walls:
@@ -294,6 +297,35 @@ def run_to_run(windows: int) -> list[dict]:
     return out
 
 
+#: A peer figure's verdict is the best of its pairs' in this order.
+VERDICT_ORDER = ("agree", "differ-explained", "host-unstable", "host-limited", "differ-unexplained")
+
+
+def by_peer_figure(report: dict) -> dict[str, str]:
+    """Each peer command's verdict: the best of the pairs that measure it
+    (VERDICT_ORDER): benchlib's own definition, and benchlib with the peer's
+    (the variant pairs), so a figure agrees when benchlib measuring what the
+    peer measures agrees, and differs when no definition does."""
+    out: dict[str, str] = {}
+    for v in report["pairs"].values():
+        cur = out.get(v["other"])
+        if cur is None or VERDICT_ORDER.index(v["agreement"]) < VERDICT_ORDER.index(cur):
+            out[v["other"]] = v["agreement"]
+    return out
+
+
+def tally(report: dict) -> str:
+    """The counts over every pair, and over the peer figures
+    (:func:`by_peer_figure`)."""
+    def counts(verdicts):
+        return ", ".join(f"{sum(a == x for x in verdicts)} {a}" for a in VERDICT_ORDER)
+    pairs = [v["agreement"] for v in report["pairs"].values()]
+    figs = list(by_peer_figure(report).values())
+    return (f"pairs: {counts(pairs)} of {len(pairs)} ({100 * pairs.count('agree') / len(pairs):.0f} % "
+            f"agree); peer figures, each against benchlib with its definition: {counts(figs)} of "
+            f"{len(figs)} ({100 * figs.count('agree') / len(figs):.0f} % agree)")
+
+
 def markdown_table(report: dict) -> str:
     """The table for docs/peers.md: every pair, its medians, the ratio with
     its 95 % and 90 % intervals, the agreement column and the wall-time ratio."""
@@ -306,7 +338,7 @@ def markdown_table(report: dict) -> str:
                      f"{v['other_median']:.4g} | {v['ratio_median']:.3f} [{v['ci_low']:.3f}, "
                      f"{v['ci_high']:.3f}] | [{v['ci90_low']:.3f}, {v['ci90_high']:.3f}] | "
                      f"{v['rounds']} | {v['agreement']} | {wall} |")
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines) + "\n\nTally: " + tally(report) + "\n"
 
 
 def write_report(pairs: list[Pair], header: dict, out: Path, quiet: bool = False,
@@ -346,11 +378,8 @@ def write_report(pairs: list[Pair], header: dict, out: Path, quiet: bool = False
         s = report["pairs"][p.label]
         print(f"{p.label:<92} {p.unit:>5} {s['benchlib_median']:>10.4g} {s['other_median']:>10.4g}"
               f"  {s['ratio_median']:.3f} [{s['ci_low']:.3f}, {s['ci_high']:.3f}] {s['agreement']}")
-    counts = {a: sum(v["agreement"] == a for v in report["pairs"].values())
-              for a in ("agree", "differ-explained", "differ-unexplained", "host-unstable",
-                        "host-limited")}
     timed = [v["wall_ratio"] for v in report["pairs"].values() if v.get("wall_ratio") is not None]
-    print(", ".join(f"{n} {a}" for a, n in counts.items())
+    print(tally(report)
           + (f"; benchlib's +-3 % figure in at most 1/10 of lmbench3's wall time"
              + (" (lmbench3 as it ships)" if header.get("lmbench_default_wall") else "")
              + f": {sum(w <= 0.1 for w in timed)} of {len(timed)}" if timed else ""))
