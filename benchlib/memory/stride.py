@@ -272,8 +272,18 @@ def _interval(data, fixed, k, widen):
     while hi + 1 < len(grid) and ok[hi + 1]:
         hi += 1
     fits = [keys[j] for j in range(len(keys)) if allchi[j, i] <= prof[i] + DELTA_CHI2]
+    # the shapes the curves allow at any capacity of the interval (the
+    # profile over capacity and shape together): a level's ways are
+    # identified only when every one of them has the same (at the best
+    # capacity alone, the grid's granularity can favour one: the Zen 4
+    # guest's 32 KiB 8-way L1 read as 2 ways of 16.5 KiB at 33 KiB, which
+    # strides up to 4096 cannot tell from 8 of 4 KiB)
+    allowed = [keys[j] for j in range(len(keys))
+               if float(allchi[j, lo:hi + 1].min()) <= prof[i] + DELTA_CHI2]
     size = _bottom(grid, prof)
     ways, page, policy = keys[int(np.argmin(allchi[:, i]))]
+    if size <= RANDOM_MIN_BYTES:
+        page = None               # indexed inside the page (the model's own rule, _Data._kept)
     size_lo, size_hi = float(grid[lo]), float(grid[hi])
     sharp = all(pg is None or size / wy <= pg for wy, pg, _ in fits)
     if sharp:
@@ -330,8 +340,8 @@ def _interval(data, fixed, k, widen):
     level = (size, ways, page, policy)
     t = Transition(
         size_bytes=size, size_bytes_low=size_lo, size_bytes_high=size_hi, ways=int(ways),
-        ways_resolved=len({f[0] for f in fits}) == 1, page_bytes=int(page or 0),
-        page_resolved=len({f[1] for f in fits}) == 1 and page is not None,
+        ways_resolved=len({f[0] for f in allowed}) == 1, page_bytes=int(page or 0),
+        page_resolved=len({f[1] for f in allowed}) == 1 and page is not None,
         gradual=page is not None and size / ways >= 2 * page, chi2=float(prof[i] * widen),
         n_points=data.n, deviance=float(prof[i] * widen))
     return level, t

@@ -167,6 +167,18 @@ def test_the_recorded_zen4_folder_has_l1_and_one_last_level_and_no_line():
     assert any("unusable here" in n and "into L1" in n for n in fit.notes)
 
 
+@pytest.mark.parametrize("folder", ["zen4", "epyc"])
+def test_recorded_folders_identify_no_wrong_ways(folder):
+    """sysfs: 8, 8 and 16 ways on both guests.  A level's ways are said only
+    where every shape the curves allow over its interval has them (the
+    Zen 4 L1 and L2 were said to be 2-way, from the best capacity alone);
+    else not identified, with the reason."""
+    fit = _zen4_folder_fit() if folder == "zen4" else _epyc_folder_fit()
+    for lv, ways in zip(_caches(fit), (8, 8, 16)):
+        a = lv.associativity
+        assert (a.ways is None and a.reason) or abs(a.ways - ways) <= 1, (lv.name, a)
+
+
 @pytest.mark.parametrize("stride", [16, 32, 64, 128, 256, 512, 1024, pytest.param(
     4096, marks=pytest.mark.xfail(strict=True, reason="one load per page: the TLB's misses "
                                   "step at 3.4 and 77 MiB, read as two levels"))])
