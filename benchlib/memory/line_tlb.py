@@ -48,6 +48,17 @@ def _point_variance(table: pd.DataFrame, keys: pd.Series) -> np.ndarray:
     return np.nan_to_num(by.reindex(keys.astype(float).to_numpy()).to_numpy(), nan=0.0)
 
 
+def _fastest(table: pd.DataFrame, keys: pd.Series) -> np.ndarray:
+    """Each key's fastest sample (``min``, in the unit of ``latency_ns``),
+    ln; +inf where the table lacks it (no constraint)."""
+    if "min" not in table.columns:
+        return np.full(len(keys), np.inf)
+    v = pd.to_numeric(table["min"], errors="coerce")
+    by = pd.Series(v.to_numpy(), index=table["distance_bytes"].astype(float)).groupby(level=0).min()
+    out = np.log(by.reindex(keys.astype(float).to_numpy()).to_numpy())
+    return np.where(np.isfinite(out), out, np.inf)
+
+
 def read_pairs(pairs: pd.DataFrame) -> dict:
     """Read dependent load pairs (columns distance_bytes, latency_ns; the
     first load at the last word of its line, the second ``distance`` before
@@ -62,12 +73,16 @@ def read_pairs(pairs: pd.DataFrame) -> dict:
     the long one is a prefetcher that brings nearby lines with the miss: when
     it ends at twice the line it is the adjacent-line (pair) prefetcher,
     otherwise a spatial one (``middle_to_bytes``: the last distance it
-    serves).  A step must stand out of the noise (3 sigma of the residuals,
-    and at least 2 %).  Returns {"line": int | None, "adjacent_line_prefetch":
+    serves).  A step must stand out of the noise (3 standard errors of its
+    levels, from the residuals or from the points' own sample spread,
+    whichever is larger, and at least 2 %), and every point above it must
+    have its fastest sample (``min``, where the table has it) above the
+    level below: a load that reaches further is never as fast.  Returns {"line": int | None, "adjacent_line_prefetch":
     bool, "low_ns", "high_ns", "middle_ns", "middle_to_bytes", "why"}."""
     check_columns(pairs, ["distance_bytes", "latency_ns"])
     p = _median_by(pairs, "distance_bytes", "latency_ns")
     point_var = _point_variance(pairs, p["distance_bytes"])
+    fastest = _fastest(pairs, p["distance_bytes"])
     out = {"line": None, "adjacent_line_prefetch": False, "low_ns": None, "high_ns": None,
            "middle_ns": None, "middle_to_bytes": None, "why": ""}
     if len(p) < 4:
@@ -103,7 +118,12 @@ def read_pairs(pairs: pd.DataFrame) -> dict:
                         for a, b, k in zip(bounds[:-1], bounds[1:], sizes)])
         steps = np.diff(meds)
         se = np.sqrt(var[:-1] + var[1:])
-        return bool(np.all(steps > np.maximum(3 * se, math.log(MIN_LINE_STEP))))
+        # a load that reaches further is never as fast as one below the
+        # step: every point above it has its fastest sample above the
+        # level below (a neighbour slows samples, never speeds one)
+        apart = all(float(np.min(fastest[a:b])) > meds[j]
+                    for j, (a, b) in enumerate(zip(bounds[1:-1], bounds[2:])))
+        return apart and bool(np.all(steps > np.maximum(3 * se, math.log(MIN_LINE_STEP))))
     ranked = sorted(fits, key=bic)
     cuts = next((c for c in ranked if not c or valid(c)), ())
     sse, meds = fits[cuts]

@@ -308,3 +308,19 @@ def test_a_points_own_sample_spread_holds_a_step_back():
     assert r["line"] == 64 and r["middle_ns"] is None, r
     bare = read_pairs(cycles[["distance_bytes", "latency_ns"]])
     assert bare["line"] is None and "no single power of two" in bare["why"], bare
+
+
+def test_a_step_that_a_point_above_it_ran_below_is_no_step():
+    """live_zen4/r5: the pairs at 32 bytes ran every sample in the slower
+    mode (6.23 ns; rel_iqr 0.0003) while 8-24 ran mostly in the faster
+    (5.86-5.91), so the medians step by x1.05 at 32 and read a 32-byte line
+    with an adjacent-line prefetcher, clear of the points' spread.  But 48
+    and 56, above that step, ran samples at 5.86 ns: a load that reaches
+    another line is never as fast as one in the line.  Read with the
+    fastest samples, the line is 64; without them, 32."""
+    from pathlib import Path
+    p = pd.read_csv(Path(__file__).parent / "data" / "live_zen4" / "r5" / "pairs.csv")
+    r = read_pairs(p)
+    assert r["line"] == 64 and not r["adjacent_line_prefetch"], r
+    no_min = read_pairs(p.drop(columns=["min"]))
+    assert no_min["line"] == 32 and no_min["adjacent_line_prefetch"], no_min
