@@ -8,7 +8,8 @@ import numpy as np
 import pandas as pd
 
 from benchlib.errors import BenchlibError
-from benchlib.memory.segments import _crossing, _median_by, _noise_sigma, _plateaus, check_columns
+from benchlib.memory.segments import (MIN_STEP, _crossing, _median_by, _noise_sigma, _plateaus,
+                                      check_columns)
 
 #: Fraction of the gap to the next plateau that marks the end of a TLB plateau.
 STEP_FRACTION = 0.10
@@ -77,8 +78,9 @@ def read_pairs(pairs: pd.DataFrame) -> dict:
     levels, from the residuals or from the points' own sample spread,
     whichever is larger, and at least 2 %), and every point above it must
     have its fastest sample (``min``, where the table has it) above the
-    level below: a load that reaches further is never as fast.  Returns {"line": int | None, "adjacent_line_prefetch":
-    bool, "low_ns", "high_ns", "middle_ns", "middle_to_bytes", "why"}."""
+    level below: a load that reaches further is never as fast.  Returns
+    {"line": int | None, "adjacent_line_prefetch": bool, "low_ns",
+    "high_ns", "middle_ns", "middle_to_bytes", "why"}."""
     check_columns(pairs, ["distance_bytes", "latency_ns"])
     p = _median_by(pairs, "distance_bytes", "latency_ns")
     point_var = _point_variance(pairs, p["distance_bytes"])
@@ -273,25 +275,22 @@ def read_strides(df: pd.DataFrame, base_ns: float | None = None,
 #: costs less than this share of that (room for the curves' noise) is
 #: served into L1 by a prefetcher (:func:`read_strides`).
 SERVED_SHARE = 0.8
-#: A rise past this ratio of the L1 time leaves the L1 plateau (the stride
-#: fit's smallest step between levels, stride.MIN_STEP).
-L1_RISE = 1.35
 
 
 def _next_level_hit(curves: dict[int, pd.DataFrame], strides: list[int],
                     base: float) -> float | None:
     """The latency of the level after L1 as the stride curves show it: on
     each curve of ``strides`` that starts on the L1 plateau (its smallest
-    size within L1_RISE x ``base``), the median of the three points
-    from the first that rises past L1_RISE x base; the smallest over the
+    size within MIN_STEP x ``base``), the median of the three points
+    from the first that rises past MIN_STEP x base; the smallest over the
     curves.  None where no curve starts at L1 (a table of large sizes
     only)."""
     out = []
     for s in strides:
         y = curves[s]["latency_ns"].to_numpy(float)
-        if len(y) < 4 or y[0] > L1_RISE * base:
+        if len(y) < 4 or y[0] > MIN_STEP * base:
             continue
-        up = np.flatnonzero(y > L1_RISE * base)
+        up = np.flatnonzero(y > MIN_STEP * base)
         if len(up):
             out.append(float(np.median(y[up[0]:up[0] + 3])))
     return min(out) if out else None

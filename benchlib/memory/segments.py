@@ -13,6 +13,18 @@ import pandas as pd
 from benchlib.errors import BenchlibError
 
 _MIN_SIGMA = 0.005
+#: A stride-chase level must step up by at least this ratio at one stride
+#: that needs it (:mod:`.stride`), and a stride curve that rises past it
+#: has left the L1 plateau (:func:`.line_tlb._next_level_hit`):
+#: where no prefetcher follows the chase, every machine we know is at least
+#: 1.4x slower one level down (the lmbench paper's lat_allmem table,
+#: ../shared/reference/lmbench: its smallest, Linux i586 8 / 107 / 150 ns
+#: and the i486's 234 / 336, memory 1.40 and 1.44 times the board cache;
+#: Zen 3 1.3 / 3.5 / 11 ns, memory 90 ns); the smaller steps a fit can add
+#: are a prefetcher's partial hiding, a placement's wiggle or a busy host's
+#: drift, not a cache.  (1.6 until 2026-11-28 refused the i486's board
+#: once the model's latencies were right.)
+MIN_STEP = 1.35
 
 
 def _json_num(v):

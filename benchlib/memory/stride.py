@@ -79,7 +79,7 @@ from scipy.special import stdtrit  # the t quantile: scipy.special imports in a 
 from benchlib.errors import BenchlibError
 from benchlib.memory.cache_model import Transition
 from benchlib.memory.hierarchy import Level
-from benchlib.memory.segments import _MIN_SIGMA, _noise_sigma
+from benchlib.memory.segments import _MIN_SIGMA, MIN_STEP, _noise_sigma
 from benchlib.memory.stride_model import (
     _curves, _Data, _nest, _shapes, _grid, _profile, _dev_of, _bottom, _placement_bootstrap,
     BOOT_DM_WAYS, GRID_PER_OCTAVE,
@@ -89,16 +89,6 @@ DELTA_CHI2 = 4.0
 #: A step below this ratio of latencies, at a stride where another stride
 #: shows the level, is hidden there.
 HIDDEN_RATIO = 1.08
-#: A level must step up by at least this ratio at one stride that needs it:
-#: where no prefetcher follows the chase, every machine we know is at least
-#: 1.4x slower one level down (the lmbench paper's lat_allmem table,
-#: ../shared/reference/lmbench: its smallest, Linux i586 8 / 107 / 150 ns
-#: and the i486's 234 / 336, memory 1.40 and 1.44 times the board cache;
-#: Zen 3 1.3 / 3.5 / 11 ns, memory 90 ns); the smaller steps a fit can add
-#: are a prefetcher's partial hiding, a placement's wiggle or a busy host's
-#: drift, not a cache.  (1.6 until 2026-11-28 refused the i486's board
-#: once the model's latencies were right.)
-MIN_STEP = 1.35
 #: A curve that rises by less than this (or 4 sigma) from its smallest to
 #: its largest sizes is flat: every level prefetch-hidden at that stride.
 FLAT_RISE = 1.09
