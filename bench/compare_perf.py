@@ -166,8 +166,9 @@ def agreement(s: dict, explained: str, variant: dict | None = None,
     band: TOST at alpha 0.05, as ``ratio_verdict``'s "no difference").  Otherwise
     differ-explained when the pair that measures benchlib with the peer's
     definition (``variant``'s summary) agrees, or when a written explanation
-    names what each tool times (and, where ``explained_range`` gives the
-    ratios it was measured to cover, the median lies inside them); else host-limited when the pair is not shown
+    names what each tool times (either way, where ``explained_range`` gives
+    the ratios the explanation was measured to cover, only when the median
+    lies inside them); else host-limited when the pair is not shown
     to differ either (its 95 % interval reaches into the band) and the peer's
     own A/A pair (``same_tool``: the peer against itself on the same host,
     from a --same-tool run) was not shown to agree, so the host's noise alone
@@ -175,12 +176,13 @@ def agreement(s: dict, explained: str, variant: dict | None = None,
     whose interval never narrowed to +-5 % is host-unstable."""
     if s["equivalent"]:
         return "agree"
-    if variant is not None and variant.get("equivalent"):
+    in_range = explained_range is None or \
+        explained_range[0] <= s["ratio_median"] <= explained_range[1]
+    if variant is not None and variant.get("equivalent") and in_range:
         return "differ-explained"
     if s.get("host_unstable"):
         return "host-unstable"
-    if explained and (explained_range is None
-                      or explained_range[0] <= s["ratio_median"] <= explained_range[1]):
+    if explained and in_range:
         return "differ-explained"
     not_shown_to_differ = s["ci_low"] <= AGREE_BAND[1] and s["ci_high"] >= AGREE_BAND[0]
     if same_tool is not None and not same_tool.get("equivalent") and not_shown_to_differ:
@@ -216,6 +218,7 @@ def summarise(p: Pair, variant: dict | None = None, same_tool: dict | None = Non
         s["wall_ratio"] = s["benchlib_wall_s"] / s["other_default_wall_s"]
         s["wall_basis"] = "lmbench3's own calibration (one run)"
     return {"unit": p.unit, "benchlib": p.ours_cmd, "other": p.theirs_cmd,
+            "explained_by": p.explained_by,
             "benchlib_values": p.values["ours"], "other_values": p.values["theirs"],
             "first": p.values["first"],
             "benchlib_median": float(np.median(p.values["ours"])),
@@ -302,15 +305,25 @@ VERDICT_ORDER = ("agree", "differ-explained", "host-unstable", "host-limited", "
 
 
 def by_peer_figure(report: dict) -> dict[str, str]:
-    """Each peer command's verdict: the best of the pairs that measure it
-    (VERDICT_ORDER): benchlib's own definition, and benchlib with the peer's
-    (the variant pairs), so a figure agrees when benchlib measuring what the
-    peer measures agrees, and differs when no definition does."""
+    """Each peer command's verdict.  A pair whose variant measures the same
+    peer command with the peer's definition (``explained_by``) reads the
+    better of its own verdict and the variant's; the peer command then
+    reads the worst of its pairs (VERDICT_ORDER): so a figure agrees when
+    benchlib, measuring what the peer measures, agrees, and one pair that
+    differs with no such variant is not hidden by another pair of the same
+    command that agrees.  A variant of another peer command (likwid-bench's
+    AVX store beside its scalar one) does not stand for this one."""
+    pairs = report["pairs"]
+    rank = VERDICT_ORDER.index
     out: dict[str, str] = {}
-    for v in report["pairs"].values():
+    for v in pairs.values():
+        own = v["agreement"]
+        var = pairs.get(v.get("explained_by") or "")
+        if var is not None and var["other"] == v["other"] and rank(var["agreement"]) < rank(own):
+            own = var["agreement"]
         cur = out.get(v["other"])
-        if cur is None or VERDICT_ORDER.index(v["agreement"]) < VERDICT_ORDER.index(cur):
-            out[v["other"]] = v["agreement"]
+        if cur is None or rank(own) > rank(cur):
+            out[v["other"]] = own
     return out
 
 

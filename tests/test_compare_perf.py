@@ -445,3 +445,28 @@ def test_a_peer_figure_takes_the_best_verdict_of_its_pairs():
     t = compare_perf.tally(report)
     assert "pairs: 1 agree, 1 differ-explained" in t and "of 3 (33 % agree)" in t
     assert "1 agree, 0 differ-explained" in t and "of 2 (50 % agree)" in t
+
+
+def test_a_variant_of_another_peer_command_explains_only_inside_its_range_and_stands_for_no_figure():
+    """likwid's scalar store beside its AVX kernel: the scalar pair is
+    explained when the AVX pair agrees and the ratio lies in the range the
+    explanation covers; the scalar peer command keeps its own verdict in
+    the per-figure count.  And a pair that differs with no variant is not
+    hidden by another pair of the same peer command that agrees."""
+    avx = _pair("write | store_avx", [1.0, 0.99, 1.01, 1.0, 1.0], [1.0] * 5)
+    fast = _pair("write | store", [1.15] * 5, [1.0] * 5, explained_by="write | store_avx")
+    slow = _pair("write | store", [0.8] * 5, [1.0] * 5, explained_by="write | store_avx")
+    for p in (fast, slow):
+        p.explained_range = (1.0, 1.3)
+    for p, cmd in ((avx, "likwid store_avx"), (fast, "likwid store"), (slow, "likwid store")):
+        p.theirs_cmd = cmd
+    assert compare_perf.summarise_all([fast, avx])["write | store"]["agreement"] == "differ-explained"
+    assert compare_perf.summarise_all([slow, avx])["write | store"]["agreement"] == "differ-unexplained"
+    figs = compare_perf.by_peer_figure({"pairs": compare_perf.summarise_all([fast, avx])})
+    assert figs == {"likwid store": "differ-explained", "likwid store_avx": "agree"}
+    a = _pair("pipe | sched pipe", [1.0, 1.01, 0.99, 1.0, 1.0], [1.0] * 5)
+    b = _pair("ctx | sched pipe", [1.3] * 5, [1.0] * 5)
+    for p in (a, b):
+        p.theirs_cmd = "perf bench sched pipe"
+    figs = compare_perf.by_peer_figure({"pairs": compare_perf.summarise_all([a, b])})
+    assert figs == {"perf bench sched pipe": "differ-unexplained"}

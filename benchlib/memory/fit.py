@@ -172,10 +172,10 @@ def _on_cycles(data: MemoryData, clock: float):
                            **_fastest_on_cycles(lat, clock))
     p = data.pairs
     if p is not None and "latency_cycles" in p:
+        fastest = _fastest_on_cycles(p, clock)
         p = p[[c for c in ("distance_bytes", "rel_iqr", "n_samples") if c in p]].assign(
             latency_ns=p["latency_cycles"] / clock,
-            **({"min": p["min"] * p["clock_ghz"] / clock}
-               if {"min", "clock_ghz"} <= set(p.columns) else {}))
+            **({"min": fastest["min"]} if {"min", "clock_ghz"} <= set(p.columns) else {}))
     t = data.tlb
     if t is not None and {"latency_cycles", "control_cycles"} <= set(t.columns):
         t = pd.DataFrame({"pages": t["pages"], "latency_ns": t["latency_cycles"] / clock,

@@ -40,12 +40,14 @@ def _point_variance(table: pd.DataFrame, keys: pd.Series) -> np.ndarray:
     """Each point's median's variance in log units from its own samples
     (``rel_iqr``, ``n_samples``: a median of n draws has a standard error
     1.253 sigma / sqrt(n), sigma = IQR / 1.349), one per key in ``keys``
-    (the smallest over a key's rows); zeros where the table lacks them."""
+    (a key of several rows: the variance of their mean); zeros where the
+    table lacks them."""
     if not {"rel_iqr", "n_samples"} <= set(table.columns):
         return np.zeros(len(keys))
     n = pd.to_numeric(table["n_samples"], errors="coerce").clip(lower=1)
     v = (1.253 * pd.to_numeric(table["rel_iqr"], errors="coerce") / 1.349) ** 2 / n
-    by = pd.Series(v.to_numpy(), index=table["distance_bytes"].astype(float)).groupby(level=0).min()
+    rows = pd.Series(v.to_numpy(), index=table["distance_bytes"].astype(float)).groupby(level=0)
+    by = rows.mean() / rows.count()
     return np.nan_to_num(by.reindex(keys.astype(float).to_numpy()).to_numpy(), nan=0.0)
 
 
@@ -281,19 +283,26 @@ def _next_level_hit(curves: dict[int, pd.DataFrame], strides: list[int],
                     base: float) -> float | None:
     """The latency of the level after L1 as the stride curves show it: on
     each curve of ``strides`` that starts on the L1 plateau (its smallest
-    size within MIN_STEP x ``base``), the median of the three points
-    from the first that rises past MIN_STEP x base; the smallest over the
-    curves.  None where no curve starts at L1 (a table of large sizes
-    only)."""
+    size within MIN_STEP x ``base``), the median of the points from the
+    first that rises past MIN_STEP x base to twice its size (the plateau's
+    first octave: eight points of lat_mem_rd's sizes, where a point inside
+    the step is one of eight); the median over the curves (a prefetcher makes the
+    smaller strides' plateau faster, as stride 128's is on the Zen 4 guest,
+    2.9 ns against 3.8; a TLB miss a load makes stride 4096's slower, 4.6).
+    None where no curve starts at L1 (a table of large sizes only, as
+    benchlib's own line strides are: there the random chase's memory
+    latency decides, ``memory_ns``)."""
     out = []
     for s in strides:
         y = curves[s]["latency_ns"].to_numpy(float)
+        w = curves[s]["size_bytes"].to_numpy(float)
         if len(y) < 4 or y[0] > MIN_STEP * base:
             continue
         up = np.flatnonzero(y > MIN_STEP * base)
         if len(up):
-            out.append(float(np.median(y[up[0]:up[0] + 3])))
-    return min(out) if out else None
+            first = w[up[0]]
+            out.append(float(np.median(y[up[0]:][w[up[0]:] <= 2 * first])))
+    return float(np.median(out)) if out else None
 
 
 def line_size_from_strides(df: pd.DataFrame) -> int | None:
