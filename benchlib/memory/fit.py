@@ -282,7 +282,9 @@ def _fit_tables(df, pairs, tlb, strides, *, clock_ghz, stride_bytes, min_ratio, 
         from_strides = read_strides(table, base_ns=levels[0].latency_ns
                                     if separate_strides else None,
                                     memory_ns=levels[-1].latency_ns
-                                    if separate_strides and len(levels) > 1 else None)
+                                    if separate_strides and len(levels) > 1 else None,
+                                    hit_ns=levels[1].latency_ns
+                                    if separate_strides and len(levels) > 2 else None)
         if from_strides["line"] is None and flattened and not from_strides["prefetch_served"]:
             notes.append("stride curves: the small strides look prefetch-flattened (latency "
                          "does not grow in proportion to the stride), no line size from them")

@@ -168,7 +168,7 @@ PREFETCH_SERVED = 0.5
 
 
 def read_strides(df: pd.DataFrame, base_ns: float | None = None,
-                 memory_ns: float | None = None) -> dict:
+                 memory_ns: float | None = None, hit_ns: float | None = None) -> dict:
     """Read the line from sequential stride curves at sizes beyond the last
     cache (the lmbench paper's reading of its figure): a stride s below the
     line misses on s/line of its loads, so the time above the L1 level
@@ -196,6 +196,12 @@ def read_strides(df: pd.DataFrame, base_ns: float | None = None,
     with the reason; the Zen 3 guest's curves cost 15-20 cycles a load at
     strides 64-128 where memory takes 250, and read 16, 32, 64 or 128 from
     run to run).
+
+    The stride below the line misses L1 on at least half its loads, each
+    at least the next level's hit (``hit_ns``, where the fit knows it;
+    else read from the curves that start at L1, :func:`_next_level_hit`):
+    one that costs less than SERVED_SHARE of that past every cache is
+    served into L1 by a prefetcher, and no line is read either.
     Returns {"line", "next_line_prefetch", "prefetch_served", "why"}."""
     check_columns(df, ["size_bytes", "stride_bytes", "latency_ns"])
     out = {"line": None, "next_line_prefetch": False, "prefetch_served": False, "why": ""}
@@ -262,7 +268,8 @@ def read_strides(df: pd.DataFrame, base_ns: float | None = None,
     # then the growth stops where that prefetcher stops following, which
     # says nothing of the line
     k = strides.index(out["line"])
-    hit = _next_level_hit(curves, [s for s in strides if s >= out["line"]], base)
+    hit = hit_ns if hit_ns else _next_level_hit(curves, [s for s in strides
+                                                          if s >= out["line"]], base)
     if k > 0 and hit is not None and e[k - 1] < SERVED_SHARE * 0.5 * (hit - base):
         below = strides[k - 1]
         out.update(line=None, next_line_prefetch=False, prefetch_served=True, why=(

@@ -324,3 +324,16 @@ def test_a_step_that_a_point_above_it_ran_below_is_no_step():
     assert r["line"] == 64 and not r["adjacent_line_prefetch"], r
     no_min = read_pairs(p.drop(columns=["min"]))
     assert no_min["line"] == 32 and no_min["adjacent_line_prefetch"], no_min
+
+
+def test_a_stride_served_into_l1_is_no_line_where_the_fit_knows_the_next_level():
+    """benchlib's own line strides are taken past the last cache only, so
+    no curve starts at L1: the fit gives the next level's hit.  The Zen 5
+    table (EPYC_STRIDES, cycles at 4.33 GHz) costs 4.7-4.9 cycles at
+    stride 32, 0.8 above L1: under 0.8 x half a miss at an L2 hit of 14
+    cycles (5.6), so its lines come into L1 ahead of it; at an L2 hit of
+    5 cycles it would not be."""
+    r = read_strides(epyc_stride_table(), base_ns=4.0 / 4.33, hit_ns=14 / 4.33)
+    assert r["line"] is None and r["prefetch_served"] and "into L1" in r["why"], r
+    r = read_strides(epyc_stride_table(), base_ns=4.0 / 4.33, hit_ns=5 / 4.33)
+    assert r["line"] == 64 and not r["prefetch_served"], r
