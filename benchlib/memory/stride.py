@@ -60,7 +60,7 @@ stride chase (:func:`access_model`).  On simulated machines
 levels within 10 % and its intervals hold 92 %, with 6 spurious levels in
 120, where each size is its own placement of the array (lat_mem_rd's, the
 table's ``placement`` "size", the default: the typical placement's model,
-levels also chosen under the mean); 86 %, 89 % and 22 where the sizes are
+levels also chosen under the mean); 87 %, 92 % and 20 where the sizes are
 prefixes of one array ("curve": the mean model).  The Alpha 21164's 96 KiB
 3-way S-cache on four page colours is missed in both.  A fit of 6-8
 strides takes 1-10 s (the recorded EPYC folder 8-12 s of CPU); see
