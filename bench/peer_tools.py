@@ -18,6 +18,7 @@ from typing import Callable
 import numpy as np
 
 from benchlib.measuring.benchmarks.fs import WRITE_BYTES
+from benchlib.measuring.metadata import cpu_flags
 from benchlib.units import parse_size
 
 BENCHLIB = [sys.executable, "-m", "benchlib.cli"]
@@ -538,19 +539,6 @@ def lmbench_pairs(t: Tools) -> list[Pair]:
     return pairs
 
 
-def _cpu_has(flag: str) -> bool:
-    """Whether /proc/cpuinfo lists ``flag`` for the first CPU (False where
-    it cannot be read)."""
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("flags"):
-                    return flag in line.split(":", 1)[1].split()
-    except OSError:
-        pass
-    return False
-
-
 def bandwidth_pairs(t: Tools) -> list[Pair]:
     """likwid-bench's load/store/copy kernels, mbw's memcpy and perf's memset
     against benchlib's memory bandwidth at the same size, one thread."""
@@ -568,7 +556,7 @@ def bandwidth_pairs(t: Tools) -> list[Pair]:
     # is slower than benchlib's is not found); the store pair counts as
     # explained when the AVX kernel's pair agrees and benchlib reads
     # faster (up to 30 %).  Where the CPU has no AVX there is no such pair.
-    avx = _cpu_has("avx")
+    avx = "avx" in cpu_flags()
     kernels = (("load", "read", "once", "64MB", ""),
                ("store", "write", "once", "64MB", "store_avx" if avx else ""),
                ("store_avx", "write", "once", "64MB", "") if avx else None,

@@ -38,6 +38,13 @@ def _cpuinfo() -> dict[str, str]:
     return info
 
 
+def cpu_flags() -> set[str]:
+    """The first CPU's feature flags from /proc/cpuinfo (``flags`` on x86,
+    ``Features`` on ARM); empty where it cannot be read."""
+    ci = _cpuinfo()
+    return set(ci.get("flags", ci.get("Features", "")).split())
+
+
 def _size_to_bytes(text: str) -> int | None:
     """sysfs's cache size (``48K``), or None where it says nothing."""
     try:
@@ -163,7 +170,7 @@ def _static_info() -> dict:
     from benchlib._native import ffi, lib
 
     ci = _cpuinfo()
-    flags = set(ci.get("flags", ci.get("Features", "")).split())
+    flags = cpu_flags()
     caches = cpu_caches()
     virt, hint = _virtualization(flags)
     mem_total = None

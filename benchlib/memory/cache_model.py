@@ -151,8 +151,8 @@ def _kept_stride(ws_bytes, cache_bytes, ways: int, page_bytes, stride_bytes, lin
     if grad.any():
         # pages at random frames: 1 + Binomial(other touched pages, 1/colours) lines a set
         pages = np.maximum(w[grad] / max(float(page_bytes), s_eff), 1.0)
-        if typical and policy != "any":
-            out[grad] = typical_kept(pages, colours[grad], ways)
+        if typical:
+            out[grad] = typical_kept(pages, colours[grad], ways, policy)
         elif policy == "any":
             out[grad] = _kept_walk(pages * float(page_bytes), c[grad], ways, float(page_bytes))
         else:

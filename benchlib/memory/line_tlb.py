@@ -36,6 +36,14 @@ def _levels_sse(y: np.ndarray, cuts: tuple[int, ...]) -> tuple[float, list[float
     return sse, meds
 
 
+def _by_distance(table: pd.DataFrame, values, keys: pd.Series, how: str) -> np.ndarray:
+    """``values`` (one per row of ``table``) aggregated per distance
+    (``how``: a pandas groupby reduction), in the order of ``keys``; NaN
+    where a key has none."""
+    by = pd.Series(np.asarray(values, float), index=table["distance_bytes"].astype(float))
+    return by.groupby(level=0).agg(how).reindex(keys.astype(float).to_numpy()).to_numpy()
+
+
 def _point_variance(table: pd.DataFrame, keys: pd.Series) -> np.ndarray:
     """Each point's median's variance in log units from its own samples
     (``rel_iqr``, ``n_samples``: a median of n draws has a standard error
@@ -46,9 +54,9 @@ def _point_variance(table: pd.DataFrame, keys: pd.Series) -> np.ndarray:
         return np.zeros(len(keys))
     n = pd.to_numeric(table["n_samples"], errors="coerce").clip(lower=1)
     v = (1.253 * pd.to_numeric(table["rel_iqr"], errors="coerce") / 1.349) ** 2 / n
-    rows = pd.Series(v.to_numpy(), index=table["distance_bytes"].astype(float)).groupby(level=0)
-    by = rows.mean() / rows.count()
-    return np.nan_to_num(by.reindex(keys.astype(float).to_numpy()).to_numpy(), nan=0.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.nan_to_num(_by_distance(table, v, keys, "mean")
+                             / _by_distance(table, v, keys, "count"), nan=0.0)
 
 
 def _fastest(table: pd.DataFrame, keys: pd.Series) -> np.ndarray:
@@ -56,9 +64,9 @@ def _fastest(table: pd.DataFrame, keys: pd.Series) -> np.ndarray:
     ln; +inf where the table lacks it (no constraint)."""
     if "min" not in table.columns:
         return np.full(len(keys), np.inf)
-    v = pd.to_numeric(table["min"], errors="coerce")
-    by = pd.Series(v.to_numpy(), index=table["distance_bytes"].astype(float)).groupby(level=0).min()
-    out = np.log(by.reindex(keys.astype(float).to_numpy()).to_numpy())
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = np.log(_by_distance(table, pd.to_numeric(table["min"], errors="coerce"), keys,
+                                  "min"))
     return np.where(np.isfinite(out), out, np.inf)
 
 

@@ -305,7 +305,7 @@ def _interval(data, fixed, k, widen):
     # stride moves its capacity further than the profile (points read as
     # independent) or the jackknife (S runs) says; its spread (and the
     # fit's own bias) from curves drawn at the fit's own placements
-    colours = size / ways / page if page is not None and size > RANDOM_MIN_BYTES else 0.0
+    colours = size / ways / page if page is not None else 0.0     # None at or under RANDOM_MIN_BYTES
     if colours > 1.0:
         # drawn from the fitted shape, and, for a level of at most
         # BOOT_DM_WAYS ways, from a direct-mapped cache on random pages at
@@ -396,7 +396,7 @@ def fit_stride_chase(df: pd.DataFrame, line_bytes: int | None = None
     # hide a second level from the forward search: a 48 KiB L1 and a 256
     # KiB L2 of 8 colours read as one 'any' level at 161 KiB), then every
     # choice refined and compared under the typical placement
-    searches = [data] + ([_Data(use, line, typical=False)] if data.typical else [])
+    searches = [data] + ([data.with_typical(False)] if data.typical else [])
     for found, kind in ((s_, k_) for s_ in searches for k_ in SELECTIONS):
         f = _select(found, kind)
         f = _refine(data, f) if f else f

@@ -161,6 +161,14 @@ class _Data:
                                          policy=policy, typical=self.typical)
         return out
 
+    def with_typical(self, typical: bool) -> "_Data":
+        """The same points under the other placement model (the points and
+        their noise shared; the kept-fraction tables, which depend on the
+        model, not)."""
+        out = copy.copy(self)
+        out.typical, out._fixed, out._rows = typical, {}, {}
+        return out
+
     def fixed_kept(self, f) -> np.ndarray:
         key = (round(float(f[0]), 3),) + tuple(f[1:])
         if key not in self._fixed:
@@ -397,10 +405,7 @@ def _placement_bootstrap(data, fixed, k, level, grid, shapes, observed: float):
         hk = np.ones((S, m))
         for i, st in enumerate(data.strides):
             unit = max(float(page), float(max(st, data.line)))
-            if data.typical:
-                hk[i] = placed_kept(data.w[i], unit, colours, ways, policy, rng, each=True)
-            else:
-                hk[i] = placed_kept(data.w[i], unit, colours, ways, policy, rng)
+            hk[i] = placed_kept(data.w[i], unit, colours, ways, policy, rng, each=data.typical)
         H = _nest([hk if j == k else others[j] for j in range(len(fixed))])
         X = np.concatenate([np.ones((S, m, 1))] + [1.0 - h[..., None] for h in H], axis=2)
         pred = np.maximum((X @ coefs[..., None])[..., 0], 1e-12)
