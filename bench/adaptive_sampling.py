@@ -3,6 +3,15 @@ bootstrap interval's half-width over the median), against the fixed quick
 profile; quiet, or with a busy loop pinned to another CPU (--noise).
 
     flock /work/cpu.lock .venv/bin/python bench/adaptive_sampling.py [--noise] [--cap 20] [--json FILE]
+    .venv/bin/python bench/adaptive_sampling.py --rounds 7 --cpu 0 [--only syscall ...]
+
+With --rounds N each benchmark is measured N times both ways, interleaved
+(which goes first drawn each round), and the table gives the adaptive
+median over quick's (the median of the rounds' ratios and its bootstrap 95 %
+interval: whether the adaptive run's shorter samples,
+benchlib.profiles.TARGETED_SAMPLE_MS, move the figure) and each way's
+worker wall time (the measurement alone, as bench/compare_perf.py counts
+it).
 
 Every sample is timed in C: after the first batch (calibrated as usual),
 the harness asks the C core for further batches at the same iteration
@@ -49,17 +58,24 @@ def _pct(x):
     return None if x is None else round(100 * x, 1)
 
 
-def measure(target: float, cap: float) -> list[dict]:
+def measure(target: float, cap: float, benchmarks=None, cpu: int | None = None,
+            rng=None) -> list[dict]:
     import benchlib
 
     rows = []
-    for name, params in BENCHMARKS:
-        t0 = time.monotonic()
-        fixed = benchlib.run(name, params, profile="quick")
-        t_fixed = time.monotonic() - t0
-        t0 = time.monotonic()
-        ad = benchlib.run(name, params, profile="quick", target_rel_ci=target, time_cap_s=cap)
-        t_ad = time.monotonic() - t0
+    for name, params in benchmarks or BENCHMARKS:
+        if cpu is not None and "cpu" not in params:
+            params = {**params, "cpu": cpu}
+        sides = ["quick", "adaptive"]
+        if rng is not None and rng.random() < 0.5:
+            sides.reverse()
+        got = {}
+        for side in sides:
+            t0 = time.monotonic()
+            got[side] = (benchlib.run(name, params, profile="quick") if side == "quick" else
+                         benchlib.run(name, params, profile="quick", target_rel_ci=target,
+                                      time_cap_s=cap), time.monotonic() - t0)
+        (fixed, t_fixed), (ad, t_ad) = got["quick"], got["adaptive"]
         a = ad.diagnostics["adaptive"]
         label = " ".join([name, *(f"{k}={v}" for k, v in params.items())])
         rows.append({"benchmark": label, "unit": fixed.unit,
@@ -69,6 +85,8 @@ def measure(target: float, cap: float) -> list[dict]:
                      "adaptive_s": t_ad, "adaptive_n": ad.n_samples,
                      "adaptive_ci_pct": 100 * a["rel_ci_halfwidth"], "reached": a["reached"],
                      "adaptive_median": ad.median,
+                     "quick_worker_s": fixed.diagnostics["wall_s"],
+                     "adaptive_worker_s": ad.diagnostics["wall_s"],
                      # what the host did during the adaptive run
                      "steal_pct": _pct(ad.diagnostics.get("steal_fraction")),
                      "runqueue_wait_pct": _pct(ad.diagnostics.get("runqueue_wait_fraction")),
@@ -82,13 +100,44 @@ def measure(target: float, cap: float) -> list[dict]:
     return rows
 
 
+def by_benchmark(rows: list[dict]) -> list[dict]:
+    """Per benchmark over the rounds: the adaptive median over quick's (the
+    rounds' ratios' median and bootstrap 95 % interval) and the median worker
+    wall time of each way."""
+    import numpy as np
+
+    from benchlib.stats.paired import paired_ratio
+
+    out = []
+    for label in dict.fromkeys(r["benchmark"] for r in rows):
+        rs = [r for r in rows if r["benchmark"] == label]
+        pr = paired_ratio([r["adaptive_median"] for r in rs], [r["quick_median"] for r in rs],
+                          band=(0.97, 1.03))
+        out.append({"benchmark": label, "rounds": len(rs), "ratio": pr["ratio_median"],
+                    "ci_low": pr["ci_low"], "ci_high": pr["ci_high"],
+                    "quick_worker_s": float(np.median([r["quick_worker_s"] for r in rs])),
+                    "adaptive_worker_s": float(np.median([r["adaptive_worker_s"] for r in rs])),
+                    "adaptive_samples": int(np.median([r["adaptive_n"] for r in rs]))})
+    return out
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--noise", action="store_true", help="busy loop pinned to the last allowed CPU")
     ap.add_argument("--target", type=float, default=0.03)
     ap.add_argument("--cap", type=float, default=20.0, help="time cap per benchmark, seconds")
     ap.add_argument("--json", metavar="FILE", help="also write the rows here")
+    ap.add_argument("--rounds", type=int, default=1,
+                    help="measure each benchmark this many times both ways, interleaved, and "
+                         "tabulate the adaptive median over quick's")
+    ap.add_argument("--cpu", type=int, help="pin both ways to this CPU")
+    ap.add_argument("--only", nargs="+", metavar="NAME",
+                    help="these benchmarks of the core suite (bench/core_suite.py), not the default "
+                         "eleven; 'all': every one")
+    ap.add_argument("--seed", type=int, default=20261128)
     args = ap.parse_args(argv)
+    benchmarks = BENCHMARKS if not args.only else [
+        (n, p) for n, p in CORE if "all" in args.only or n in args.only]
     noise = None
     if args.noise:
         cpus = sorted(os.sched_getaffinity(0))
@@ -99,14 +148,26 @@ def main(argv=None) -> int:
     try:
         print(f"condition: {'busy loop on CPU ' + str(sorted(os.sched_getaffinity(0))[-1]) if noise else 'quiet'}; "
               f"target ±{100 * args.target:g}%, cap {args.cap:g} s", flush=True)
-        rows = measure(args.target, args.cap)
+        import random
+        rng = random.Random(args.seed) if args.rounds > 1 else None
+        rows = []
+        for _ in range(args.rounds):
+            rows += measure(args.target, args.cap, benchmarks, args.cpu, rng)
     finally:
         if noise:
             stop_noise(noise)
+    summary = by_benchmark(rows) if args.rounds > 1 else []
+    if summary:
+        print("\n| benchmark | rounds | adaptive median / quick median [95 % CI] | quick: worker s "
+              "| adaptive: worker s (samples) |\n| --- | --- | --- | --- | --- |")
+        for r in summary:
+            print(f"| {r['benchmark']} | {r['rounds']} | {r['ratio']:.3f} [{r['ci_low']:.3f}, "
+                  f"{r['ci_high']:.3f}] | {r['quick_worker_s']:.3f} | "
+                  f"{r['adaptive_worker_s']:.3f} ({r['adaptive_samples']}) |")
     if args.json:
         with open(args.json, "w") as f:
-            json.dump({"noise": args.noise, "target": args.target, "cap_s": args.cap, "rows": rows},
-                      f, indent=1)
+            json.dump({"noise": args.noise, "target": args.target, "cap_s": args.cap,
+                       "rounds": args.rounds, "rows": rows, "summary": summary}, f, indent=1)
     return 0
 
 

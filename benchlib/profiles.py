@@ -23,7 +23,10 @@ class Profile:
     Adaptive sampling: with target_rel_ci set, more batches of n_samples
     (same iteration count, each timed in C) follow the first until the 95%
     bootstrap interval of the median is within target_rel_ci of it (half-width
-    over median), or time_cap_s has passed, whichever comes first."""
+    over median), or time_cap_s has passed, whichever comes first.  Its
+    samples last TARGETED_SAMPLE_MS (or the profile's, if shorter): where
+    the interval decides how many samples are taken, a long sample only
+    costs time (see TARGETED_SAMPLE_MS)."""
     name: str
     n_samples: int
     n_warmup: int
@@ -33,12 +36,21 @@ class Profile:
     time_cap_s: float | None = None
 
 
+#: The sample length of an adaptive run (a target interval): the median of
+#: short samples is the median of long ones where each sample holds
+#: thousands of clock steps and a tick (4 ms at 250 Hz) lands in few of
+#: them, and 15 samples of 0.5 ms reach a latency's +-3 % in a quarter of
+#: the time 2 ms samples take (bench/adaptive_sampling.py --rounds: the
+#: medians and the times, docs/measuring.md).
+TARGETED_SAMPLE_MS = 0.5
+
 PROFILES: dict[str, Profile] = {
     "smoke": Profile("smoke", n_samples=5, n_warmup=1, target_sample_ms=0.2, max_total_s=0.25),
     "quick": Profile("quick", n_samples=15, n_warmup=2, target_sample_ms=2.0, max_total_s=2.0),
     "full": Profile("full", n_samples=41, n_warmup=3, target_sample_ms=10.0, max_total_s=20.0),
-    # quick's samples, then more until the median is known within 3% (or 30 s)
-    "precise": Profile("precise", n_samples=15, n_warmup=2, target_sample_ms=2.0, max_total_s=2.0,
+    # quick's sample count, then more until the median is known within 3% (or 30 s)
+    "precise": Profile("precise", n_samples=15, n_warmup=2, target_sample_ms=TARGETED_SAMPLE_MS,
+                       max_total_s=2.0,
                        target_rel_ci=0.03, time_cap_s=30.0),
 }
 

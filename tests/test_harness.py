@@ -3,6 +3,7 @@
 No test here orders two live timings: CI runs on a shared VM whose host
 stalls it in bursts.  Where a bound is checked it is one that noise can only
 move away from (noise adds time, never removes it), or a physical floor."""
+import math
 import os
 import signal
 import threading
@@ -286,3 +287,70 @@ def test_a_python_error_in_the_worker_reaches_the_caller_as_itself(tmp_path):
 
     with pytest.raises(benchlib.BenchlibError):
         _worker.call("no_such_benchmark", {}, PROFILES["smoke"], 1)
+
+
+def test_calibration_readings_are_the_warm_ups():
+    # A warm-up is a run of the body at the sample's count before the first
+    # sample; calibration's confirming readings at its final count are
+    # exactly that, so no more are made than n_warmup asks for in all.  A
+    # 1 ms sleep against a 2 ms target: the count settles at 3 after one,
+    # two or three readings there.
+    from benchlib._native import ffi, lib
+
+    def run(n_warmup, iterations):
+        opts = ffi.new("bl_opts *", {"n_samples": 2, "n_warmup": n_warmup,
+                                     "target_sample_ns": 2e6, "iterations": iterations,
+                                     "max_total_ns": 0, "cpu": -1, "helper_cpu": -1})
+        ns, info = ffi.new("double[]", 2), ffi.new("bl_info *")
+        assert lib.bl_sleep_loop(1000.0, opts, ns, ffi.NULL, info) == lib.BL_OK
+        return info
+
+    calibrated = run(2, 0)
+    assert calibrated.iterations >= 2
+    assert 2 <= calibrated.warmup_runs <= 3          # not 2 more on top of calibration's
+    assert run(0, 0).warmup_runs in (1, 2, 3)        # calibration's readings alone
+    assert run(2, 3).warmup_runs == 2                # no calibration: the warm-ups asked for
+    assert run(0, 3).warmup_runs == 0
+
+
+def test_adaptive_batches_are_sized_by_what_the_interval_lacks():
+    from benchlib.measuring.harness import MAX_ADAPTIVE_SAMPLES, _next_batch, adaptive_profile
+
+    prof = adaptive_profile("quick", 0.03)
+    # 15 samples at +-6 %: 4x the count for +-3 %, a tenth to spare
+    assert _next_batch(15, 0.06, prof, None) == math.ceil(1.1 * 15 * 4) - 15
+    # close to the target: at least the first batch's size again
+    assert _next_batch(15, 0.031, prof, None) == prof.n_samples
+    assert _next_batch(15, 0.031, prof, 40) == 40
+    assert _next_batch(15, float("nan"), prof, None) == prof.n_samples
+    assert _next_batch(15, 0.0, prof, None) == prof.n_samples
+    # never past the cap on samples
+    assert _next_batch(MAX_ADAPTIVE_SAMPLES - 10, 5.0, prof, None) == 10
+
+
+def test_adaptive_profile_shortens_samples_and_checks_its_arguments():
+    from benchlib.measuring.harness import TARGETED_SAMPLE_MS, adaptive_profile
+    from benchlib.profiles import PROFILES
+
+    quick = adaptive_profile("quick", 0.05)
+    assert quick.target_rel_ci == 0.05 and quick.time_cap_s == 30.0
+    assert quick.target_sample_ms == TARGETED_SAMPLE_MS < PROFILES["quick"].target_sample_ms
+    # a profile whose samples are shorter already keeps them
+    assert adaptive_profile("smoke", 0.05).target_sample_ms == PROFILES["smoke"].target_sample_ms
+    assert adaptive_profile("quick") is PROFILES["quick"]      # nothing asked: unchanged
+    assert adaptive_profile("quick", time_cap_s=5).target_rel_ci == 0.03
+    for bad in (0, 1, -0.1, 1.5):
+        with pytest.raises(benchlib.BenchlibError, match="target_rel_ci"):
+            adaptive_profile("quick", bad)
+    with pytest.raises(benchlib.BenchlibError, match="time_cap_s"):
+        adaptive_profile("quick", 0.03, 0)
+
+
+def test_an_adaptive_run_records_its_batches():
+    r = benchlib.run("syscall", profile="smoke", target_rel_ci=0.2, time_cap_s=5)
+    a = r.diagnostics["adaptive"]
+    assert a["target_rel_ci"] == 0.2 and a["time_cap_s"] == 5
+    assert a["batches"] >= 1 and isinstance(a["reached"], bool)
+    assert len(r.samples) >= 5
+    if a["reached"]:
+        assert a["rel_ci_halfwidth"] <= 0.2

@@ -63,6 +63,10 @@ typedef struct {
     double huge_bytes;         /* memory benchmarks: bytes backed by huge pages */
     double calibrated_sample_ns;/* calibration's confirmed time of one sample at the
                                   final count (the least of up to three readings) */
+    int warmup_runs;           /* runs of the body at the sample count before the
+                                  first sample: calibration's readings at its final
+                                  count, then warm-ups up to n_warmup (0 where a
+                                  benchmark runs a loop of its own) */
 } bl_info;
 
 /* Build and library facts. */

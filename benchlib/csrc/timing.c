@@ -253,13 +253,16 @@ static int time_once(bl_body_fn body, void *ctx, int64_t iters, double *ns, uint
  * at the same count, and the least of them decides.  Without this, one
  * slow first call on a busy host fixed a whole run at one iteration per
  * sample. */
-static int time_confirmed(bl_body_fn body, void *ctx, int64_t it, double target, double *t)
+static int time_confirmed(bl_body_fn body, void *ctx, int64_t it, double target, double *t,
+                          int *runs)
 {
     uint64_t k;
     int rc = time_once(body, ctx, it, t, &k);
+    *runs = 1;
     for (int again = 0; rc == BL_OK && *t >= target && again < 2; again++) {
         double t2;
         rc = time_once(body, ctx, it, &t2, &k);
+        ++*runs;
         if (t2 < *t)
             *t = t2;
     }
@@ -280,6 +283,11 @@ static int64_t bl_next_count(int64_t it, double t, double target, int64_t max_it
     return next < max_it ? next : max_it;
 }
 
+/* How many times the last calibration ran the body at the count it chose
+ * (its confirming readings): bl_measure counts them as warm-ups, since a
+ * warm-up is exactly a run at the sample's count before the first sample. */
+static int calibrated_runs = 0;
+
 /* Calibration: from start_it iterations, grow the count until a confirmed
  * reading lasts o->target_sample_ns and at least 1000 clock steps.  Shared
  * by bl_measure (from 1) and benchmarks that must start higher. */
@@ -293,8 +301,9 @@ int bl_calibrate(bl_body_fn body, void *ctx, const bl_opts *o, int64_t start_it,
     int64_t max_it = o->max_iterations > 0 ? o->max_iterations : ((int64_t)1 << 40);
     int64_t it = start_it < 1 ? 1 : start_it < max_it ? start_it : max_it;
     double t = 0.0;
+    calibrated_runs = 0;
     for (;;) {
-        int rc = time_confirmed(body, ctx, it, target, &t);
+        int rc = time_confirmed(body, ctx, it, target, &t, &calibrated_runs);
         if (rc != BL_OK)
             return rc;
         if (bl_interrupted())
@@ -373,7 +382,10 @@ int bl_measure(bl_body_fn body, bl_body_fn overhead, void *ctx,
     if (iters <= 0)
         rc = bl_calibrate(body, ctx, o, 1, &iters, &info->calibrated_sample_ns);
     info->iterations = iters;
-    for (int w = 0; rc == BL_OK && w < o->n_warmup; w++) {
+    /* the calibration's runs at this count were warm-ups already */
+    info->warmup_runs = o->iterations <= 0 && rc == BL_OK ? calibrated_runs : 0;
+    while (rc == BL_OK && info->warmup_runs < o->n_warmup) {
+        info->warmup_runs++;
         rc = body(ctx, iters);
         if (rc == BL_OK && bl_interrupted())
             rc = BL_EINTR;

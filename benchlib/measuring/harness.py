@@ -17,7 +17,7 @@ import pandas as pd
 
 from benchlib.errors import BenchlibError
 from benchlib.measuring.metadata import machine_info
-from benchlib.profiles import PROFILES, Profile, get_profile  # noqa: F401  (re-exported)
+from benchlib.profiles import PROFILES, TARGETED_SAMPLE_MS, Profile, get_profile  # noqa: F401  (re-exported)
 from benchlib.measuring.registry import Benchmark, get_benchmark
 from benchlib.measuring.result import Result  # noqa: F401  (re-exported: benchlib.measuring.harness.Result)
 
@@ -56,9 +56,10 @@ def _measure(bench: Benchmark, params: dict, profile: Profile, n_samples: int | 
             hw = rel_ci_halfwidth(to_unit)
             reached = hw <= profile.target_rel_ci
             left = cap - (time.monotonic() - t0)
-            if reached or left <= 0 or len(raw) >= 100_000:
+            if reached or left <= 0 or len(raw) >= MAX_ADAPTIVE_SAMPLES:
                 break
-            out = _worker.call(bench.name, params, profile, n_samples,
+            out = _worker.call(bench.name, params, profile, _next_batch(len(raw), hw, profile,
+                                                                        n_samples),
                                iterations=first["iterations"],
                                max_total_s=min(profile.max_total_s, left), setup=setup)
             raw = raw + out["ns"]
@@ -114,9 +115,28 @@ def _recorded(result: Result, recorder) -> Result:
     return result
 
 
+#: An adaptive run stops at this many samples whatever its interval.
+MAX_ADAPTIVE_SAMPLES = 100_000
+
+
+def _next_batch(n: int, halfwidth: float, profile: Profile, n_samples: int | None) -> int:
+    """The size of an adaptive run's next batch: the samples the interval
+    still lacks (its half-width falls as one over the square root of the
+    count: n (hw / target)^2 in all, with a tenth to spare), at least the
+    first batch's size.  Each batch is a call that builds its benchmark's
+    set-up again (a 64 MiB ring, eight processes), so a run that needs 400
+    samples takes them in two or three calls, not thirty."""
+    first = n_samples or profile.n_samples
+    if not math.isfinite(halfwidth) or halfwidth <= 0:
+        return first
+    lacking = math.ceil(1.1 * n * (halfwidth / profile.target_rel_ci) ** 2) - n
+    return int(min(max(lacking, first), MAX_ADAPTIVE_SAMPLES - n))
+
+
 def adaptive_profile(profile: str | Profile, target_rel_ci: float | None = None,
                      time_cap_s: float | None = None) -> Profile:
-    """``profile`` with adaptive sampling asked for (either argument may be None)."""
+    """``profile`` with adaptive sampling asked for (either argument may be
+    None): its samples TARGETED_SAMPLE_MS long, or its own if shorter."""
     prof = get_profile(profile)
     if target_rel_ci is None and time_cap_s is None:
         return prof
@@ -125,7 +145,8 @@ def adaptive_profile(profile: str | Profile, target_rel_ci: float | None = None,
     if time_cap_s is not None and not time_cap_s > 0:
         raise BenchlibError(f"time_cap_s must be > 0; got {time_cap_s}")
     return replace(prof, target_rel_ci=target_rel_ci or prof.target_rel_ci or 0.03,
-                   time_cap_s=time_cap_s or prof.time_cap_s or 30.0)
+                   time_cap_s=time_cap_s or prof.time_cap_s or 30.0,
+                   target_sample_ms=min(prof.target_sample_ms, TARGETED_SAMPLE_MS))
 
 
 def run(name: str, params: Mapping[str, Any] | None = None, *, profile: str | Profile = "quick",
