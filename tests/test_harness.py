@@ -317,11 +317,11 @@ def test_adaptive_batches_are_sized_by_what_the_interval_lacks():
     from benchlib.measuring.harness import MAX_ADAPTIVE_SAMPLES, _next_batch, adaptive_profile
 
     prof = adaptive_profile("quick", 0.03)
-    # 15 samples at +-6 %: 4x the count for +-3 %, a tenth to spare
-    assert _next_batch(15, 0.06, prof, None) == math.ceil(1.1 * 15 * 4) - 15
+    # 15 samples at +-6 %: 4x the count for +-3 %, half again to spare
+    assert _next_batch(15, 0.06, prof, None) == math.ceil(1.5 * 15 * 4) - 15
     # close to the target: at least the first batch's size again
-    assert _next_batch(15, 0.031, prof, None) == prof.n_samples
-    assert _next_batch(15, 0.031, prof, 40) == 40
+    assert _next_batch(15, 0.025, prof, None) == prof.n_samples
+    assert _next_batch(15, 0.025, prof, 40) == 40
     assert _next_batch(15, float("nan"), prof, None) == prof.n_samples
     assert _next_batch(15, 0.0, prof, None) == prof.n_samples
     # never past the cap on samples

@@ -122,14 +122,16 @@ MAX_ADAPTIVE_SAMPLES = 100_000
 def _next_batch(n: int, halfwidth: float, profile: Profile, n_samples: int | None) -> int:
     """The size of an adaptive run's next batch: the samples the interval
     still lacks (its half-width falls as one over the square root of the
-    count: n (hw / target)^2 in all, with a tenth to spare), at least the
+    count: n (hw / target)^2 in all, half again to spare), at least the
     first batch's size.  Each batch is a call that builds its benchmark's
-    set-up again (a 64 MiB ring, eight processes), so a run that needs 400
-    samples takes them in two or three calls, not thirty."""
+    set-up again (a 64 MiB ring, eight processes: 20-30 ms, the time of 40
+    to 60 samples of 0.5 ms), and a half-width from 15 samples is itself
+    uncertain, so a batch too large costs less than one batch more.  A run
+    that needs 400 samples takes them in two or three calls, not thirty."""
     first = n_samples or profile.n_samples
     if not math.isfinite(halfwidth) or halfwidth <= 0:
         return first
-    lacking = math.ceil(1.1 * n * (halfwidth / profile.target_rel_ci) ** 2) - n
+    lacking = math.ceil(1.5 * n * (halfwidth / profile.target_rel_ci) ** 2) - n
     return int(min(max(lacking, first), MAX_ADAPTIVE_SAMPLES - n))
 
 
