@@ -432,16 +432,21 @@ def reread(report_paths: Path | list[Path], out: Path, same_tool_path: Path | No
     the last report that has it (a later, targeted run replaces the pair's
     rounds of an earlier one; the rounds of two runs are never pooled).
     Pairs the harness no longer has are left out; each wall time is the one
-    the report summarised."""
+    the report summarised, and lmbench3's as it ships the last one recorded."""
     paths = [report_paths] if isinstance(report_paths, Path) else list(report_paths)
     reports = [json.loads(path.read_text()) for path in paths]
     old = reports[0]
     tools = Tools(old.get("cpu", 0), Path(tempfile.gettempdir()), Path("lmbench3"))
     built = {p.label: p for p in make_pairs(tools) + bandwidth_pairs(tools) + lmbench_pairs(tools)}
     recorded = {}  # label -> (the report it is read from, its values), in first-seen order
+    # lmbench3 as it ships is run once per command, in a run with
+    # --lmbench-default-wall: a later targeted run without it keeps that wall
+    shipped = {}
     for path, report in zip(paths, reports):
         for label, v in report["pairs"].items():
             recorded[label] = (path, v)
+            if v.get("other_default_wall_s") is not None:
+                shipped[label] = (v["other_default_value"], v["other_default_wall_s"])
     pairs, source = [], {}
     for label, (path, v) in recorded.items():
         p = built.get(label)
@@ -453,8 +458,8 @@ def reread(report_paths: Path | list[Path], out: Path, same_tool_path: Path | No
                         first=list(v.get("first", [])),
                         ours_wall_s=[v.get("benchlib_wall_s")] * n,
                         theirs_wall_s=[v.get("other_wall_s")] * n)
-        if v.get("other_default_wall_s") is not None:
-            p.values["theirs_default"] = (v["other_default_value"], v["other_default_wall_s"])
+        if label in shipped:
+            p.values["theirs_default"] = shipped[label]
         pairs.append(p)
     if not pairs:
         raise SystemExit(f"compare_perf: no pair of {', '.join(map(str, paths))} is one the "

@@ -470,3 +470,24 @@ def test_a_variant_of_another_peer_command_explains_only_inside_its_range_and_st
         p.theirs_cmd = "perf bench sched pipe"
     figs = compare_perf.by_peer_figure({"pairs": compare_perf.summarise_all([a, b])})
     assert figs == {"perf bench sched pipe": "differ-unexplained"}
+
+
+def test_a_later_targeted_run_keeps_lmbench3s_as_shipped_wall(tmp_path):
+    """--reread ALL AGAIN: the Zen 4 guest's run of every pair with lmbench3
+    as it ships timed once per command, then two pairs again without it; the
+    pairs read from the later run keep the earlier run's as-shipped wall,
+    so the wall criterion keeps one basis."""
+    docs = Path(__file__).resolve().parents[1] / "docs/peers"
+    first = docs / "zen4-2026-11-28-short-samples-all.json"
+    later = docs / "zen4-2026-11-28-short-samples-again.json"
+    a, b = (json.loads(f.read_text())["pairs"] for f in (first, later))
+    new = compare_perf.reread([first, later], tmp_path)
+    again = [k for k in b if "lmbench3" in k]
+    assert again and all(b[k].get("other_default_wall_s") is None for k in again)
+    for label in again:
+        v = new["pairs"][label]
+        assert v["benchlib_values"] == b[label]["benchlib_values"]
+        assert v["other_default_wall_s"] == a[label]["other_default_wall_s"]
+        assert v["wall_basis"] == "lmbench3's own calibration (one run)"
+        assert v["wall_ratio"] == pytest.approx(b[label]["benchlib_wall_s"]
+                                                / a[label]["other_default_wall_s"])
