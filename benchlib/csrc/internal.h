@@ -122,6 +122,22 @@ int bl_listener(int buffer_bytes, struct sockaddr_in *addr, int *fd_out);
 int bl_tcp_pair(int buffer_bytes, int nodelay, int fds[2]);
 int bl_udp_pair(int buffer_bytes, int timeout_s, int fds[2]);
 
+/* Measured memory (buffer.c): bl_buffer_map maps `bytes` aligned to
+ * BL_HUGE_ALIGN (2 MiB, so that huge pages can back it when asked: huge = 1
+ * asks for transparent huge pages, 0 for none, so that a system set to THP
+ * "always" does not change a measurement silently) with every page faulted
+ * in; bl_buffer_unmap returns it; bl_huge_bytes: the bytes of a range that
+ * huge pages back, from /proc/self/smaps. */
+#define BL_HUGE_ALIGN ((size_t)2 << 20)
+typedef struct {
+    char *base;   /* aligned start handed out */
+    void *map;    /* what mmap returned */
+    size_t map_len;
+} bl_buffer;
+int bl_buffer_map(bl_buffer *b, size_t bytes, int huge);
+void bl_buffer_unmap(bl_buffer *b);
+size_t bl_huge_bytes(const void *addr, size_t len);
+
 /* Keep a value alive so the compiler cannot drop the work that made it. */
 #define BL_KEEP(x) __asm__ __volatile__("" : : "r"(x) : "memory")
 #define BL_CLOBBER() __asm__ __volatile__("" : : : "memory")

@@ -1,11 +1,11 @@
 /*
  * memory.c -- the memory hierarchy: load latency, bandwidth, line size, TLB.
  *
- * Buffers come from mmap, aligned to 2 MiB so that huge pages can back them
- * when asked (madvise), and are returned to the system at once.  Every page
- * is written before timing so that page faults are not part of any sample,
- * and every chase walks its whole ring once before the first sample so that
- * a ring that fits a cache is measured in it.
+ * Buffers come from buffer.c (mapped, aligned to 2 MiB so that huge pages
+ * can back them when asked, every page faulted in before timing so that
+ * page faults are not part of any sample, returned at once), and every
+ * chase walks its whole ring once before the first sample so that a ring
+ * that fits a cache is measured in it.
  */
 #define _GNU_SOURCE
 #include "internal.h"
@@ -19,85 +19,6 @@
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
 #endif
-
-#define HUGE_ALIGN ((size_t)2 << 20)
-
-typedef struct {
-    char *base;   /* aligned start handed out */
-    void *map;    /* what mmap returned */
-    size_t map_len;
-} buffer;
-
-/* huge: 1 = ask for transparent huge pages, 0 = ask for none (so that a
- * system set to THP "always" does not change the measurement silently). */
-#ifndef MADV_POPULATE_WRITE
-#define MADV_POPULATE_WRITE 23
-#endif
-
-static int populate_write(char *base, size_t bytes)
-{
-    size_t page = (size_t)sysconf(_SC_PAGESIZE);
-    return madvise(base, (bytes + page - 1) & ~(page - 1), MADV_POPULATE_WRITE);
-}
-
-static int buffer_map(buffer *b, size_t bytes, int huge)
-{
-    /* Whole 2 MiB units, so that even a small buffer can be one huge page:
-     * THP backs only aligned 2 MiB ranges that are entirely advised. */
-    size_t advised = (bytes + HUGE_ALIGN - 1) & ~(HUGE_ALIGN - 1);
-    b->map_len = advised + HUGE_ALIGN;
-    b->map = mmap(NULL, b->map_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (b->map == MAP_FAILED) {
-        bl_set_error("cannot map %zu bytes: %s", bytes, strerror(errno));
-        return BL_ENOMEM;
-    }
-    b->base = (char *)(((uintptr_t)b->map + HUGE_ALIGN - 1) & ~(uintptr_t)(HUGE_ALIGN - 1));
-#ifdef MADV_HUGEPAGE
-    madvise(b->base, advised, huge ? MADV_HUGEPAGE : MADV_NOHUGEPAGE);
-#endif
-    /* Every page faulted in now, in one call where the kernel can (Linux
-     * 5.14: a 64 MiB buffer in a third of the time one write fault per page
-     * takes on a KVM guest), else by writing it.  The pages are the same
-     * either way: zeroed, private, and of the size the advice above asks. */
-    if (populate_write(b->base, bytes) != 0)
-        memset(b->base, 0, bytes);
-    return BL_OK;
-}
-
-static void buffer_unmap(buffer *b)
-{
-    if (b->map && b->map != MAP_FAILED)
-        munmap(b->map, b->map_len);
-}
-
-/* Bytes of [addr, addr+len) backed by huge pages, from /proc/self/smaps.
- * The mappings are listed in address order, so the reading stops at the
- * first one past the range: the kernel formats (and walks the page tables
- * of) each mapping only as it is read, and the worker's libraries lie above
- * an anonymous mapping (a full read cost more than the chase itself at a
- * small size: about 2 ms of a point's 8). */
-static size_t huge_bytes(const void *addr, size_t len)
-{
-    FILE *f = fopen("/proc/self/smaps", "r");
-    if (!f)
-        return 0;
-    char line[256];
-    uintptr_t a = (uintptr_t)addr, lo, hi;
-    int inside = 0;
-    size_t total = 0;
-    while (fgets(line, sizeof line, f)) {
-        if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2 && strchr(line, ' ') &&
-            line[strspn(line, "0123456789abcdef")] == '-') {
-            if (lo >= a + len)
-                break;
-            inside = lo < a + len && hi > a;
-        } else if (inside && strncmp(line, "AnonHugePages:", 14) == 0) {
-            total += strtoull(line + 14, NULL, 10) * 1024;
-        }
-    }
-    fclose(f);
-    return total;
-}
 
 /* xorshift64*: a fixed seed, so every run lays out the same chain. */
 static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
@@ -215,7 +136,7 @@ static int link_walk(char *base, size_t stride, size_t n)
     return BL_OK;
 }
 
-static int run_walk(buffer *b, size_t n, const bl_opts *o, double *ns, double *ticks,
+static int run_walk(bl_buffer *b, size_t n, const bl_opts *o, double *ns, double *ticks,
                     bl_info *info)
 {
     walk_ctx c = {(void **)b->base, 0x9E3779B97F4A7C15ull};
@@ -271,7 +192,7 @@ static int random_offsets(size_t size, size_t slot, size_t window, size_t **out,
     return BL_OK;
 }
 
-static int run_chase(buffer *b, size_t first, size_t lap, int spin, const bl_opts *o,
+static int run_chase(bl_buffer *b, size_t first, size_t lap, int spin, const bl_opts *o,
                      double *ns, double *ticks, bl_info *info)
 {
     chase_ctx c = {(void **)(b->base + first), spin};
@@ -321,18 +242,18 @@ int bl_mem_latency_spin(size_t size_bytes, size_t stride_bytes, int pattern, int
                      8 * sizeof(void *));
         return BL_EINVAL;
     }
-    buffer b = {0};
-    int rc = buffer_map(&b, size_bytes, huge_pages);
+    bl_buffer b = {0};
+    int rc = bl_buffer_map(&b, size_bytes, huge_pages);
     if (rc != BL_OK)
         return rc;
     size_t n = size_bytes / stride_bytes;
     if (pattern == BL_CHASE_WALK) {
         rc = link_walk(b.base, stride_bytes, n);
         if (rc == BL_OK) {
-            info->huge_bytes = (double)huge_bytes(b.base, size_bytes);
+            info->huge_bytes = (double)bl_huge_bytes(b.base, size_bytes);
             rc = run_walk(&b, n, o, ns, ticks, info);
         }
-        buffer_unmap(&b);
+        bl_buffer_unmap(&b);
         return rc;
     }
     if (pattern == 0) {
@@ -343,18 +264,18 @@ int bl_mem_latency_spin(size_t size_bytes, size_t stride_bytes, int pattern, int
         size_t *order, m;
         /* 2 MiB windows: one huge page (one TLB entry), or 512 small pages,
          * which the second-level TLB holds. */
-        rc = random_offsets(size_bytes, stride_bytes, HUGE_ALIGN, &order, &m);
+        rc = random_offsets(size_bytes, stride_bytes, BL_HUGE_ALIGN, &order, &m);
         if (rc != BL_OK) {
-            buffer_unmap(&b);
+            bl_buffer_unmap(&b);
             return rc;
         }
         link_ring(b.base, order, m);
         free(order);
         n = m;
     }
-    info->huge_bytes = (double)huge_bytes(b.base, size_bytes);
+    info->huge_bytes = (double)bl_huge_bytes(b.base, size_bytes);
     rc = run_chase(&b, 0, n, spin_adds, o, ns, ticks, info);
-    buffer_unmap(&b);
+    bl_buffer_unmap(&b);
     return rc;
 }
 
@@ -378,14 +299,14 @@ int bl_line_pair_latency(size_t size_bytes, size_t distance_bytes, const bl_opts
         bl_set_error("size_bytes must be at least %zu", 4 * page);
         return BL_EINVAL;
     }
-    buffer b = {0};
-    int rc = buffer_map(&b, size_bytes, 0);
+    bl_buffer b = {0};
+    int rc = bl_buffer_map(&b, size_bytes, 0);
     if (rc != BL_OK)
         return rc;
     size_t npages = size_bytes / page;
     size_t *pages = malloc(npages * sizeof *pages);
     if (!pages) {
-        buffer_unmap(&b);
+        bl_buffer_unmap(&b);
         return BL_ENOMEM;
     }
     for (size_t i = 0; i < npages; i++)
@@ -407,7 +328,7 @@ int bl_line_pair_latency(size_t size_bytes, size_t distance_bytes, const bl_opts
         if (ticks)
             ticks[i] *= 2.0;
     }
-    buffer_unmap(&b);
+    bl_buffer_unmap(&b);
     return rc;
 }
 
@@ -422,13 +343,13 @@ int bl_tlb_latency(size_t pages, int dense, const bl_opts *o, double *ns, double
         return BL_EINVAL;
     }
     size_t bytes = dense ? pages * line : pages * page;
-    buffer b = {0};
-    int rc = buffer_map(&b, bytes, 0);
+    bl_buffer b = {0};
+    int rc = bl_buffer_map(&b, bytes, 0);
     if (rc != BL_OK)
         return rc;
     size_t *order = malloc(pages * sizeof *order);
     if (!order) {
-        buffer_unmap(&b);
+        bl_buffer_unmap(&b);
         return BL_ENOMEM;
     }
     for (size_t i = 0; i < pages; i++)
@@ -442,7 +363,7 @@ int bl_tlb_latency(size_t pages, int dense, const bl_opts *o, double *ns, double
     free(order);
     info->huge_bytes = 0;
     rc = run_chase(&b, first, pages, 0, o, ns, ticks, info);
-    buffer_unmap(&b);
+    bl_buffer_unmap(&b);
     return rc;
 }
 
@@ -568,10 +489,10 @@ static int run_bandwidth(int op, size_t size_bytes, size_t stride_bytes, size_t 
                          size_t dst_offset, const bl_opts *o, double *ns, double *ticks,
                          bl_info *info)
 {
-    buffer src = {0}, dst = {0};
-    int rc = buffer_map(&src, size_bytes + src_offset, 0);
+    bl_buffer src = {0}, dst = {0};
+    int rc = bl_buffer_map(&src, size_bytes + src_offset, 0);
     if (rc == BL_OK && needs_dst(op))
-        rc = buffer_map(&dst, size_bytes + dst_offset, 0);
+        rc = bl_buffer_map(&dst, size_bytes + dst_offset, 0);
     if (rc == BL_OK) {
         memset(src.base + src_offset, SOURCE_BYTE, size_bytes);
         bandwidth_ctx c = {src.base + src_offset, needs_dst(op) ? dst.base + dst_offset : NULL,
@@ -580,8 +501,8 @@ static int run_bandwidth(int op, size_t size_bytes, size_t stride_bytes, size_t 
         info->huge_bytes = 0;
         rc = bl_measure(bandwidth_body, NULL, &c, o, ns, ticks, info);
     }
-    buffer_unmap(&src);
-    buffer_unmap(&dst);
+    bl_buffer_unmap(&src);
+    bl_buffer_unmap(&dst);
     return rc;
 }
 
