@@ -354,3 +354,26 @@ def test_an_adaptive_run_records_its_batches():
     assert len(r.samples) >= 5
     if a["reached"]:
         assert a["rel_ci_halfwidth"] <= 0.2
+
+
+def test_the_tsc_rate_is_known_before_the_first_snapshot(monkeypatch):
+    # the C core measures the TSC's rate once per process with a 20 ms
+    # sleep: in the calling process too ('process' mode), call_here has it
+    # measured before the snapshot that starts the result's wall time
+    from benchlib.measuring import worker
+
+    order = []
+    real_facts = worker._process_facts
+    monkeypatch.setattr(worker, "_process_facts", lambda: (order.append("facts"), real_facts())[1])
+    import benchlib.measuring.process as process
+
+    real = process.Snapshot
+
+    class Spy(real):
+        def __init__(self, *a, **k):
+            order.append("snapshot")
+            super().__init__(*a, **k)
+
+    monkeypatch.setattr(process, "Snapshot", Spy)
+    worker.call_here("syscall", {"op": "getppid", "cpu": -1}, benchlib.PROFILES["smoke"], None)
+    assert order[:2] == ["facts", "snapshot"]

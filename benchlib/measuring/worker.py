@@ -182,6 +182,7 @@ def call_here(name: str, params: dict, profile, n_samples: int | None, iteration
     opts.clock_ghz = ghz
     info = ffi.new("bl_info *")
     state = process_state()
+    _process_facts()          # at once after the first call (the worker has them from its start)
     before = Snapshot()
     rc, measured_extras = bench.measure(params, opts, ns, ticks, info)
     after = Snapshot()
@@ -383,10 +384,12 @@ def _die_with_parent() -> None:
 
 
 def _process_facts() -> None:
-    """What the C core measures once per process, measured when the worker
-    starts: the TSC's rate (a 20 ms sleep) and the clock's resolution.
-    Otherwise the first call pays them inside its measurement: a sleep
-    just before calibration, in the wall time the result records."""
+    """What the C core measures once per process (the TSC's rate: a 20 ms
+    sleep; the clock's resolution), measured when the worker starts and
+    before any call's first snapshot (the calling process's own, in
+    'process' mode).  Otherwise the first call pays them inside its
+    measurement: a sleep just before calibration, in the wall time the
+    result records."""
     from benchlib._native import lib
 
     lib.bl_tsc_ticks_per_ns()
