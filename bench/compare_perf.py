@@ -84,8 +84,9 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from peer_tools import (BANDWIDTH_REL_CI, BENCHLIB, Pair, Tools, bandwidth_pairs,  # noqa: E402,F401
                         io_workload_bssplit, likwid_bandwidth, lmbench_bandwidth, lmbench_ctx,
-                        lmbench_microseconds, lmbench_pairs, make_pairs, mbw_bandwidth, mbw_tests,
-                        perf_bandwidth_mb_s, perf_usecs_per_op, same_tool_pairs)
+                        lmbench_mem_row, lmbench_microseconds, lmbench_pairs, make_pairs,
+                        mbw_bandwidth, mbw_tests, perf_bandwidth_mb_s, perf_usecs_per_op,
+                        same_tool_pairs)
 
 from benchlib.stats.paired import paired_ratio  # noqa: E402
 

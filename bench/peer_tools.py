@@ -122,8 +122,17 @@ class Tools:
             make_file(path, 64 * MiB, write_bytes)
         return self.lmbench_mb_s(program, *args)
 
-    def lmbench_out(self, program: str, *args: str, cwd: Path | None = None) -> str:
-        p = subprocess.run(self.pin + [str(self.lmbench / program), "-N", "5", *args],
+    def lmbench_mem_ns(self, size_mb: int, stride: int) -> float:
+        """lat_mem_rd's load latency at ``size_mb`` MiB (its last row) and
+        ``stride``.  It times every size up to that one: once each (-N 1),
+        as its -N 5 takes 47 s to 8 MiB on the Zen 4 guest; the rounds give
+        the spread."""
+        return lmbench_mem_row(self.lmbench_out("lat_mem_rd", "-P", "1", str(size_mb),
+                                                str(stride), repetitions=1), size_mb)
+
+    def lmbench_out(self, program: str, *args: str, cwd: Path | None = None,
+                    repetitions: int = 5) -> str:
+        p = subprocess.run(self.pin + [str(self.lmbench / program), "-N", str(repetitions), *args],
                            capture_output=True, text=True, check=True, cwd=cwd,
                            env=self.lmbench_env)
         return p.stderr + p.stdout
@@ -209,6 +218,22 @@ def lmbench_microseconds(out: str) -> float:
     if not m:
         raise RuntimeError(f"cannot read microseconds from lmbench3's output:\n{out}")
     return float(m.group(1))
+
+
+def lmbench_mem_row(out: str, size_mb: int) -> float:
+    """The ns of lat_mem_rd's row for ``size_mb`` MiB (its sizes are in 2^20
+    bytes), read by benchlib's own reader of its output."""
+    from benchlib.errors import BenchlibError
+    from benchlib.memory.curve_readers import read_lat_mem_rd
+
+    try:
+        df = read_lat_mem_rd(out)
+    except BenchlibError as exc:
+        raise RuntimeError(f"cannot read lat_mem_rd's output ({exc}):\n{out}") from None
+    row = df[df["size_bytes"] == size_mb * MiB]
+    if row.empty:
+        raise RuntimeError(f"lat_mem_rd's output has no {size_mb} MB row:\n{out}")
+    return float(row["latency_ns"].iloc[-1])
 
 
 def lmbench_bandwidth(out: str) -> float:
@@ -429,6 +454,16 @@ LMBENCH_US = [
 # measuring process (docs/peers.md: where the ring is forked moves the
 # 8 x 16 KB hop)
 LMBENCH_CTX = [(2, 0, "small"), (8, 16, "small"), (8, 16, "interpreter")]
+#: mem_latency's stride chase against lat_mem_rd's (MiB, stride) beyond the
+#: L2s we know, where prefetchers decide the figure.  Each load instruction
+#: of a chase loop takes every n-th load of the chain, n the loop's loads
+#: (benchlib 16, lat_mem_rd 100), and a per-instruction stride prefetcher
+#: follows that instruction's stride (n x the chain's): on the Zen 4 guest
+#: (2026-11-28 06:20 UTC, a C chase of each loop, 15 passes, the best) a
+#: stride-128 chase of 8 MiB read 1.9 / 2.1 / 5.0 ns with 1 / 16 / 100 loads
+#: a loop (lat_mem_rd 5.1), a stride-1024 one 2.0 / 4.4 / 8.0 (8.7).  The
+#: pair with loop_loads=100 (lat_mem_rd's loop) explains the difference.
+LMBENCH_MEM = [(8, 128), (8, 1024)]
 LMBENCH_MB_S = [
     # bw_mem rd and wr touch one 4-byte word in every 16 bytes (every line,
     # four loads or stores a line) and count every byte of the buffer:
@@ -521,6 +556,19 @@ def lmbench_pairs(t: Tools) -> list[Pair]:
             f"lat_ctx -N 5 -s {kb} {n}",
             explained_by=(_label("context_switch", base + ("parent=small",), "lat_ctx", peer)
                           if parent != "small" else "")))
+    for size_mb, stride in LMBENCH_MEM:
+        base = (f"size_bytes={size_mb}M", f"stride_bytes={stride}", "pattern=stride")
+        peer = ("-P", "1", str(size_mb), str(stride))
+        for params in (base, base + ("loop_loads=100",)):
+            # no wall time: lat_mem_rd times every size below this one too
+            pairs.append(Pair(
+                _label("mem_latency", params, "lat_mem_rd", peer), "ns",
+                lambda p=params: t.benchlib("mem_latency", *p, f"cpu={c}")["value"],
+                lambda z=size_mb, s=stride: t.lmbench_mem_ns(z, s), "lmbench3",
+                "benchlib run mem_latency " + " ".join(f"-p {p}" for p in params),
+                f"lat_mem_rd -N 1 -P 1 {size_mb} {stride} (its {size_mb} MB row)",
+                explained_by=(_label("mem_latency", base + ("loop_loads=100",), "lat_mem_rd", peer)
+                              if params == base else "")))
     for name, params, program, args, *variant in LMBENCH_MB_S:
         written = next((parse_size(p.split("=", 1)[1]) for p in params
                         if p.startswith("write_bytes=")), FILE_WRITE_BYTES)

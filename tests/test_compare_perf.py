@@ -68,6 +68,29 @@ def test_lmbench3_output_is_read(text, value):
     assert compare_perf.lmbench_microseconds(text) == value
 
 
+def test_lat_mem_rd_is_read_at_one_size():
+    """The stride pairs read lat_mem_rd's row for their size (MB of 2^20
+    bytes): the Zen 4 guest's recorded stride-128 curve, its 8 MB row."""
+    text = (Path(__file__).resolve().parent / "memory/data/lat_mem_rd_zen4/"
+            "lat_mem_rd_stride128.txt").read_text()
+    assert compare_perf.lmbench_mem_row(text, 8) == 5.109
+    with pytest.raises(RuntimeError, match="no 1024 MB row"):
+        compare_perf.lmbench_mem_row(text, 1024)
+    with pytest.raises(RuntimeError, match="cannot read lat_mem_rd"):
+        compare_perf.lmbench_mem_row("lat_mem_rd: bad option\n", 8)
+
+
+def test_the_stride_pairs_are_explained_only_by_lat_mem_rds_loop():
+    t = compare_perf.Tools(0, Path("/tmp"), Path("lmbench3"))
+    pairs = {p.label: p for p in compare_perf.lmbench_pairs(t) if "lat_mem_rd" in p.label}
+    own = [p for label, p in pairs.items() if "loop_loads" not in label]
+    assert own and len(pairs) == 2 * len(own)
+    for p in own:
+        assert p.explained == "" and p.explained_by in pairs
+        assert "loop_loads=100" in p.explained_by
+        assert p.explained_by.split(" | ")[1] == p.label.split(" | ")[1]
+
+
 def test_unreadable_lmbench3_output_is_an_error():
     with pytest.raises(RuntimeError, match="cannot read microseconds"):
         compare_perf.lmbench_microseconds("lat_syscall: bad option\n")

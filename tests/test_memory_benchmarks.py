@@ -55,10 +55,37 @@ def test_walk_in_c_rejects_what_python_would():
 
     o = ffi.new("bl_opts *")
     ns, tk, info = ffi.new("double[8]"), ffi.new("double[8]"), ffi.new("bl_info *")
-    assert lib.bl_mem_latency(1 << 20, 32, lib.BL_CHASE_WALK, 0, o, ns, tk, info) != 0
+    assert lib.bl_mem_latency(1 << 20, 32, lib.BL_CHASE_WALK, 0, 16, o, ns, tk, info) != 0
     assert b"8 pointers" in ffi.string(lib.bl_last_error())
     assert lib.bl_mem_latency_spin(1 << 20, 64, lib.BL_CHASE_WALK, 0, 5, o, ns, tk, info) != 0
     assert b"spin_adds" in ffi.string(lib.bl_last_error())
+
+
+@pytest.mark.parametrize("loads", [1, 16, 100])
+def test_every_chase_loop_walks_the_same_ring(loads):
+    """loop_loads chooses how many load instructions the loop holds (100:
+    lat_mem_rd's loop), not what is chased: a ring of 37 slots, so that
+    every loop leaves a remainder, is walked at every length."""
+    r = benchlib.run("mem_latency", size_bytes=37 * 64, stride_bytes=64, pattern="stride",
+                     loop_loads=loads, profile="smoke")
+    _positive_samples(r)
+    assert r.params["loop_loads"] == loads
+
+
+@pytest.mark.parametrize("bad, match", [({"loop_loads": 8}, "loop_loads must be one of"),
+                                        ({"loop_loads": 100, "pattern": "walk"}, "its own")])
+def test_a_chase_loop_that_does_not_exist_is_refused(bad, match):
+    with pytest.raises(benchlib.BenchlibError, match=match):
+        benchlib.run("mem_latency", profile="smoke", **bad)
+
+
+def test_the_c_library_refuses_a_chase_loop_that_does_not_exist():
+    from benchlib._native import ffi, lib
+
+    o = ffi.new("bl_opts *")
+    ns, tk, info = ffi.new("double[8]"), ffi.new("double[8]"), ffi.new("bl_info *")
+    assert lib.bl_mem_latency(1 << 20, 64, lib.BL_CHASE_STRIDE, 0, 8, o, ns, tk, info) != 0
+    assert b"loop_loads" in ffi.string(lib.bl_last_error())
 
 
 @pytest.mark.parametrize("offsets", [(0, 0), (256, 240), (4095, 1)])

@@ -162,11 +162,14 @@ int bl_bcopy(size_t size_bytes, size_t src_offset, size_t dst_offset, const bl_o
  * a register xorshift names, so lines are revisited at random intervals and
  * any replacement policy keeps ways/n of a set that n lines share (the ring
  * makes an LRU set of n > ways lines miss every time).
- * huge_pages 1 asks for transparent huge pages, 0 refuses them.  One
- * iteration is one load. */
+ * huge_pages 1 asks for transparent huge pages, 0 refuses them.
+ * loop_loads (1, 16 or 100; the ring's patterns): load instructions in the
+ * chase's loop, each taking every loop_loads-th load of the chain, so that a
+ * per-instruction stride prefetcher sees loop_loads x stride_bytes (100 is
+ * lat_mem_rd's loop).  One iteration is one load. */
 enum { BL_CHASE_STRIDE = 0, BL_CHASE_RANDOM = 1, BL_CHASE_WALK = 2 };
 int bl_mem_latency(size_t size_bytes, size_t stride_bytes, int pattern, int huge_pages,
-                   const bl_opts *o, double *ns, double *ticks, bl_info *info);
+                   int loop_loads, const bl_opts *o, double *ns, double *ticks, bl_info *info);
 /* The same chase with `spin_adds` dependent adds after each load: every line
  * is revisited that much later (a shared cache's neighbours get longer to
  * evict it).  The adds are timed too: subtract them with a chase that hits L1. */
