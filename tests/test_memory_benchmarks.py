@@ -70,9 +70,12 @@ def test_every_chase_loop_walks_the_same_ring(loads):
                      loop_loads=loads, profile="smoke")
     _positive_samples(r)
     assert r.params["loop_loads"] == loads
+    # the command line's text is the same choice
+    assert benchlib.measuring.registry.get_benchmark("mem_latency").resolve({"loop_loads": str(loads)})["loop_loads"] == loads
 
 
 @pytest.mark.parametrize("bad, match", [({"loop_loads": 8}, "loop_loads must be one of"),
+                                        ({"loop_loads": "8"}, "loop_loads must be one of"),
                                         ({"loop_loads": 100, "pattern": "walk"}, "its own")])
 def test_a_chase_loop_that_does_not_exist_is_refused(bad, match):
     with pytest.raises(benchlib.BenchlibError, match=match):

@@ -24,10 +24,14 @@ class Param:
 
     def parse(self, value: Any) -> Any:
         if self.kind == "choice":
-            if value not in self.choices:
+            if value in self.choices:
+                return value
+            # a choice of numbers takes its text too (the command line's -p loop_loads=100)
+            same = [c for c in self.choices if not isinstance(c, str) and str(c) == str(value)]
+            if not same:
                 raise BenchlibError(
                     f"{self.name} must be one of {', '.join(map(str, self.choices))}; got {value!r}")
-            return value
+            return same[0]
         if self.kind == "path":
             return check_directory(value, self.name)
         if self.kind == "size":
