@@ -24,7 +24,7 @@ def cmd_list(args) -> int:
         for p in b.params:
             allowed = ""
             if p.choices:
-                allowed = f" one of {{{', '.join(p.choices)}}}"
+                allowed = f" one of {{{', '.join(map(str, p.choices))}}}"
             elif p.min is not None or p.max is not None:
                 lo = "" if p.min is None else f"{p.min:g}"
                 hi = "" if p.max is None else f"{p.max:g}"
