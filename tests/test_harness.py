@@ -326,6 +326,9 @@ def test_adaptive_batches_are_sized_by_what_the_interval_lacks():
     assert _next_batch(15, 0.0, prof, None) == prof.n_samples
     # never past the cap on samples
     assert _next_batch(MAX_ADAPTIVE_SAMPLES - 10, 5.0, prof, None) == 10
+    # nor past what the time left holds, but at least a first batch's size
+    assert _next_batch(15, 0.3, prof, None, fits=100) == 100
+    assert _next_batch(15, 0.3, prof, None, fits=3) == prof.n_samples
 
 
 def test_adaptive_profile_shortens_samples_and_checks_its_arguments():

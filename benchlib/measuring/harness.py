@@ -58,8 +58,11 @@ def _measure(bench: Benchmark, params: dict, profile: Profile, n_samples: int | 
             left = cap - (time.monotonic() - t0)
             if reached or left <= 0 or len(raw) >= MAX_ADAPTIVE_SAMPLES:
                 break
-            out = _worker.call(bench.name, params, profile, _next_batch(len(raw), hw, profile,
-                                                                        n_samples),
+            # what fits in the time left at the pace so far (set-up included):
+            # a benchmark that times whole runs itself may not stop at max_total_s
+            fits = int(left / ((time.monotonic() - t0) / len(raw)))
+            out = _worker.call(bench.name, params, profile,
+                               _next_batch(len(raw), hw, profile, n_samples, fits),
                                iterations=first["iterations"],
                                max_total_s=min(profile.max_total_s, left), setup=setup)
             raw = raw + out["ns"]
@@ -119,7 +122,8 @@ def _recorded(result: Result, recorder) -> Result:
 MAX_ADAPTIVE_SAMPLES = 100_000
 
 
-def _next_batch(n: int, halfwidth: float, profile: Profile, n_samples: int | None) -> int:
+def _next_batch(n: int, halfwidth: float, profile: Profile, n_samples: int | None,
+                fits: int | None = None) -> int:
     """The size of an adaptive run's next batch: the samples the interval
     still lacks (its half-width falls as one over the square root of the
     count: n (hw / target)^2 in all, half again to spare), at least the
@@ -127,11 +131,15 @@ def _next_batch(n: int, halfwidth: float, profile: Profile, n_samples: int | Non
     set-up again (a 64 MiB ring, eight processes: 20-30 ms, the time of 40
     to 60 samples of 0.5 ms), and a half-width from 15 samples is itself
     uncertain, so a batch too large costs less than one batch more.  A run
-    that needs 400 samples takes them in two or three calls, not thirty."""
+    that needs 400 samples takes them in two or three calls, not thirty.
+    ``fits``: the samples the time left holds at the pace so far; a larger
+    batch is cut to it (never below the first batch's size)."""
     first = n_samples or profile.n_samples
     if not math.isfinite(halfwidth) or halfwidth <= 0:
         return first
     lacking = math.ceil(1.5 * n * (halfwidth / profile.target_rel_ci) ** 2) - n
+    if fits is not None:
+        lacking = min(lacking, fits)
     return int(min(max(lacking, first), MAX_ADAPTIVE_SAMPLES - n))
 
 
