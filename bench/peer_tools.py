@@ -122,12 +122,12 @@ class Tools:
             make_file(path, 64 * MiB, write_bytes)
         return self.lmbench_mb_s(program, *args)
 
-    def lmbench_mem_ns(self, size_mb: int, stride: int) -> float:
+    def lmbench_mem_ns(self, size_mb: int, stride: int, *flags: str) -> float:
         """lat_mem_rd's load latency at ``size_mb`` MiB (its last row) and
-        ``stride``.  It times every size up to that one: once each (-N 1),
-        as its -N 5 takes 47 s to 8 MiB on the Zen 4 guest; the rounds give
-        the spread."""
-        return lmbench_mem_row(self.lmbench_out("lat_mem_rd", "-P", "1", str(size_mb),
+        ``stride`` (``flags``: "-t" for its random order).  It times every
+        size up to that one: once each (-N 1), as its -N 5 takes 47 s to 8
+        MiB on the Zen 4 guest; the rounds give the spread."""
+        return lmbench_mem_row(self.lmbench_out("lat_mem_rd", *flags, "-P", "1", str(size_mb),
                                                 str(stride), repetitions=1), size_mb)
 
     def lmbench_out(self, program: str, *args: str, cwd: Path | None = None,
@@ -463,7 +463,16 @@ LMBENCH_CTX = [(2, 0, "small"), (8, 16, "small"), (8, 16, "interpreter")]
 #: stride-128 chase of 8 MiB read 1.9 / 2.1 / 5.0 ns with 1 / 16 / 100 loads
 #: a loop (lat_mem_rd 5.1), a stride-1024 one 2.0 / 4.4 / 8.0 (8.7).  The
 #: pair with loop_loads=100 (lat_mem_rd's loop) explains the difference.
-LMBENCH_MEM = [(8, 128), (8, 1024)]
+LMBENCH_MEM = [(8, 128, ()), (8, 1024, ())]
+#: ... and its random order (-t) against mem_latency's random chase: each
+#: load of lat_mem_rd -t goes to another page (its pages in random order,
+#: a different line of each at every visit), so past the TLB's reach every
+#: load takes a TLB miss; benchlib's random chase shuffles its slots inside
+#: 2 MiB windows, which the L2 TLB holds.  window_bytes=0 (the whole
+#: buffer) is lat_mem_rd -t's order (Zen 4 guest, 64 MiB, 06:45 UTC:
+#: 91.6 ns with 2 MiB windows, 156.9 with the whole buffer, lat_mem_rd -t
+#: 168).
+LMBENCH_MEM += [(64, 64, ("-t",))]
 LMBENCH_MB_S = [
     # bw_mem rd and wr touch one 4-byte word in every 16 bytes (every line,
     # four loads or stores a line) and count every byte of the buffer:
@@ -556,18 +565,20 @@ def lmbench_pairs(t: Tools) -> list[Pair]:
             f"lat_ctx -N 5 -s {kb} {n}",
             explained_by=(_label("context_switch", base + ("parent=small",), "lat_ctx", peer)
                           if parent != "small" else "")))
-    for size_mb, stride in LMBENCH_MEM:
-        base = (f"size_bytes={size_mb}M", f"stride_bytes={stride}", "pattern=stride")
-        peer = ("-P", "1", str(size_mb), str(stride))
-        for params in (base, base + ("loop_loads=100",)):
+    for size_mb, stride, flags in LMBENCH_MEM:
+        pattern = "random" if "-t" in flags else "stride"
+        base = (f"size_bytes={size_mb}M", f"stride_bytes={stride}", f"pattern={pattern}")
+        theirs = base + (("window_bytes=0",) if pattern == "random" else ("loop_loads=100",))
+        peer = (*flags, "-P", "1", str(size_mb), str(stride))
+        for params in (base, theirs):
             # no wall time: lat_mem_rd times every size below this one too
             pairs.append(Pair(
                 _label("mem_latency", params, "lat_mem_rd", peer), "ns",
                 lambda p=params: t.benchlib("mem_latency", *p, f"cpu={c}")["value"],
-                lambda z=size_mb, s=stride: t.lmbench_mem_ns(z, s), "lmbench3",
+                lambda z=size_mb, s=stride, f=flags: t.lmbench_mem_ns(z, s, *f), "lmbench3",
                 "benchlib run mem_latency " + " ".join(f"-p {p}" for p in params),
-                f"lat_mem_rd -N 1 -P 1 {size_mb} {stride} (its {size_mb} MB row)",
-                explained_by=(_label("mem_latency", base + ("loop_loads=100",), "lat_mem_rd", peer)
+                f"lat_mem_rd -N 1 {' '.join(peer)} (its {size_mb} MB row)",
+                explained_by=(_label("mem_latency", theirs, "lat_mem_rd", peer)
                               if params == base else "")))
     for name, params, program, args, *variant in LMBENCH_MB_S:
         written = next((parse_size(p.split("=", 1)[1]) for p in params

@@ -83,12 +83,16 @@ def test_lat_mem_rd_is_read_at_one_size():
 def test_the_stride_pairs_are_explained_only_by_lat_mem_rds_loop():
     t = compare_perf.Tools(0, Path("/tmp"), Path("lmbench3"))
     pairs = {p.label: p for p in compare_perf.lmbench_pairs(t) if "lat_mem_rd" in p.label}
-    own = [p for label, p in pairs.items() if "loop_loads" not in label]
+    own = [p for label, p in pairs.items()
+           if "loop_loads" not in label and "window_bytes" not in label]
     assert own and len(pairs) == 2 * len(own)
     for p in own:
         assert p.explained == "" and p.explained_by in pairs
-        assert "loop_loads=100" in p.explained_by
+        # the stride chase with lat_mem_rd's loop, the random one with its order
+        assert ("loop_loads=100" if "pattern=stride" in p.label else "window_bytes=0") \
+            in p.explained_by
         assert p.explained_by.split(" | ")[1] == p.label.split(" | ")[1]
+    assert any("lat_mem_rd -t" in label for label in pairs)
 
 
 def test_unreadable_lmbench3_output_is_an_error():

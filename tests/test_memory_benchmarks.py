@@ -55,7 +55,7 @@ def test_walk_in_c_rejects_what_python_would():
 
     o = ffi.new("bl_opts *")
     ns, tk, info = ffi.new("double[8]"), ffi.new("double[8]"), ffi.new("bl_info *")
-    assert lib.bl_mem_latency(1 << 20, 32, lib.BL_CHASE_WALK, 0, 16, o, ns, tk, info) != 0
+    assert lib.bl_mem_latency(1 << 20, 32, lib.BL_CHASE_WALK, 0, 16, 2 << 20, o, ns, tk, info) != 0
     assert b"8 pointers" in ffi.string(lib.bl_last_error())
     assert lib.bl_mem_latency_spin(1 << 20, 64, lib.BL_CHASE_WALK, 0, 5, o, ns, tk, info) != 0
     assert b"spin_adds" in ffi.string(lib.bl_last_error())
@@ -82,12 +82,30 @@ def test_a_chase_loop_that_does_not_exist_is_refused(bad, match):
         benchlib.run("mem_latency", profile="smoke", **bad)
 
 
+@pytest.mark.parametrize("window", [0, "4k", "2M"])
+def test_a_random_chase_of_any_window_walks_every_slot(window):
+    """window_bytes=0 shuffles the whole buffer (lat_mem_rd -t's order),
+    else windows of that size in random order: the ring is the same
+    length, every slot once."""
+    r = benchlib.run("mem_latency", size_bytes="64k", stride_bytes=64, pattern="random",
+                     window_bytes=window, profile="smoke")
+    _positive_samples(r)
+
+
+@pytest.mark.parametrize("bad, match", [
+    ({"window_bytes": 0, "pattern": "stride"}, "random pattern only"),
+    ({"window_bytes": 32, "pattern": "random", "stride_bytes": 64}, "at least stride_bytes")])
+def test_a_window_where_it_means_nothing_is_refused(bad, match):
+    with pytest.raises(benchlib.BenchlibError, match=match):
+        benchlib.run("mem_latency", profile="smoke", **bad)
+
+
 def test_the_c_library_refuses_a_chase_loop_that_does_not_exist():
     from benchlib._native import ffi, lib
 
     o = ffi.new("bl_opts *")
     ns, tk, info = ffi.new("double[8]"), ffi.new("double[8]"), ffi.new("bl_info *")
-    assert lib.bl_mem_latency(1 << 20, 64, lib.BL_CHASE_STRIDE, 0, 8, o, ns, tk, info) != 0
+    assert lib.bl_mem_latency(1 << 20, 64, lib.BL_CHASE_STRIDE, 0, 8, 2 << 20, o, ns, tk, info) != 0
     assert b"loop_loads" in ffi.string(lib.bl_last_error())
 
 

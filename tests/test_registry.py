@@ -61,7 +61,7 @@ def test_every_benchmark_is_described_with_unit_and_defaults():
 def test_resolve_fills_defaults_and_parses_strings():
     p = get_benchmark("mem_latency").resolve({"size_bytes": "64k", "stride_bytes": "128"})
     assert p == {"size_bytes": 65536, "stride_bytes": 128, "pattern": "stride",
-                 "huge_pages": "off", "loop_loads": 16, "cpu": -1}
+                 "huge_pages": "off", "loop_loads": 16, "window_bytes": 2 << 20, "cpu": -1}
 
 
 @pytest.mark.parametrize("name,params,message", [

@@ -166,10 +166,14 @@ int bl_bcopy(size_t size_bytes, size_t src_offset, size_t dst_offset, const bl_o
  * loop_loads (1, 16 or 100; the ring's patterns): load instructions in the
  * chase's loop, each taking every loop_loads-th load of the chain, so that a
  * per-instruction stride prefetcher sees loop_loads x stride_bytes (100 is
- * lat_mem_rd's loop).  One iteration is one load. */
+ * lat_mem_rd's loop).  window_bytes (random only): the slots are shuffled
+ * inside windows of that many bytes, the windows in random order (0: one
+ * window, the whole buffer, so that nearly every load goes to another page,
+ * as lat_mem_rd -t's order).  One iteration is one load. */
 enum { BL_CHASE_STRIDE = 0, BL_CHASE_RANDOM = 1, BL_CHASE_WALK = 2 };
 int bl_mem_latency(size_t size_bytes, size_t stride_bytes, int pattern, int huge_pages,
-                   int loop_loads, const bl_opts *o, double *ns, double *ticks, bl_info *info);
+                   int loop_loads, size_t window_bytes, const bl_opts *o, double *ns,
+                   double *ticks, bl_info *info);
 /* The same chase with `spin_adds` dependent adds after each load: every line
  * is revisited that much later (a shared cache's neighbours get longer to
  * evict it).  The adds are timed too: subtract them with a chase that hits L1. */

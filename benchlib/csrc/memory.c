@@ -218,12 +218,18 @@ static int run_chase(bl_buffer *b, size_t first, size_t lap, int spin, int loop_
 }
 
 static int mem_latency(size_t size_bytes, size_t stride_bytes, int pattern, int huge_pages,
-                       int spin_adds, int loop_loads, const bl_opts *o, double *ns,
-                       double *ticks, bl_info *info);
+                       int spin_adds, int loop_loads, size_t window_bytes, const bl_opts *o,
+                       double *ns, double *ticks, bl_info *info);
 
 int bl_mem_latency(size_t size_bytes, size_t stride_bytes, int pattern, int huge_pages,
-                   int loop_loads, const bl_opts *o, double *ns, double *ticks, bl_info *info)
+                   int loop_loads, size_t window_bytes, const bl_opts *o, double *ns,
+                   double *ticks, bl_info *info)
 {
+    if (window_bytes != 0 && window_bytes < stride_bytes) {
+        bl_set_error("window_bytes (%zu) must be 0 or at least stride_bytes (%zu)",
+                     window_bytes, stride_bytes);
+        return BL_EINVAL;
+    }
     if (loop_loads != 1 && loop_loads != 16 && loop_loads != 100) {
         bl_set_error("loop_loads must be 1, 16 or 100; got %d", loop_loads);
         return BL_EINVAL;
@@ -232,21 +238,21 @@ int bl_mem_latency(size_t size_bytes, size_t stride_bytes, int pattern, int huge
         bl_set_error("the walk pattern has a loop of its own: loop_loads must be 16");
         return BL_EINVAL;
     }
-    return mem_latency(size_bytes, stride_bytes, pattern, huge_pages, 0, loop_loads, o, ns,
-                       ticks, info);
+    return mem_latency(size_bytes, stride_bytes, pattern, huge_pages, 0, loop_loads,
+                       window_bytes, o, ns, ticks, info);
 }
 
 int bl_mem_latency_spin(size_t size_bytes, size_t stride_bytes, int pattern, int huge_pages,
                         int spin_adds, const bl_opts *o, double *ns, double *ticks,
                         bl_info *info)
 {
-    return mem_latency(size_bytes, stride_bytes, pattern, huge_pages, spin_adds, 16, o, ns,
-                       ticks, info);
+    return mem_latency(size_bytes, stride_bytes, pattern, huge_pages, spin_adds, 16,
+                       BL_HUGE_ALIGN, o, ns, ticks, info);
 }
 
 static int mem_latency(size_t size_bytes, size_t stride_bytes, int pattern, int huge_pages,
-                       int spin_adds, int loop_loads, const bl_opts *o, double *ns,
-                       double *ticks, bl_info *info)
+                       int spin_adds, int loop_loads, size_t window_bytes, const bl_opts *o,
+                       double *ns, double *ticks, bl_info *info)
 {
     if (spin_adds < 0 || spin_adds > 100000) {
         bl_set_error("spin_adds must be between 0 and 100000; got %d", spin_adds);
@@ -294,9 +300,11 @@ static int mem_latency(size_t size_bytes, size_t stride_bytes, int pattern, int 
             *(void **)(b.base + i * stride_bytes) = b.base + ((i + 1) % n) * stride_bytes;
     } else {
         size_t *order, m;
-        /* 2 MiB windows: one huge page (one TLB entry), or 512 small pages,
-         * which the second-level TLB holds. */
-        rc = random_offsets(size_bytes, stride_bytes, BL_HUGE_ALIGN, &order, &m);
+        /* windows of 2 MiB by default: one huge page (one TLB entry), or
+         * 512 small pages, which the second-level TLB holds; 0: the whole
+         * buffer (lat_mem_rd -t: another page nearly every load) */
+        rc = random_offsets(size_bytes, stride_bytes, window_bytes ? window_bytes : size_bytes,
+                            &order, &m);
         if (rc != BL_OK) {
             bl_buffer_unmap(&b);
             return rc;

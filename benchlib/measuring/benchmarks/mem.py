@@ -52,6 +52,12 @@ def _check_mem_latency(p: dict) -> None:
     if p.get("pattern") == "walk" and stride < 64:
         raise BenchlibError(f"the walk pattern needs stride_bytes >= 64 (8 pointers a slot); "
                             f"got {stride}")
+    window = p.get("window_bytes", WINDOW_BYTES)
+    if window != WINDOW_BYTES and p.get("pattern") != "random":
+        raise BenchlibError("window_bytes applies to the random pattern only")
+    if window and window < stride:
+        raise BenchlibError(f"window_bytes ({window}) must be 0 (the whole buffer) or at least "
+                            f"stride_bytes ({stride})")
     if p.get("pattern") == "walk" and p.get("loop_loads", 16) != 16:
         raise BenchlibError("the walk pattern has a loop of its own: loop_loads must be 16")
 
@@ -61,6 +67,8 @@ _PATTERNS = ops("BL_CHASE_")  # stride, random
 _HUGE = {"off": 0, "on": 1}
 #: The chase loops there are: load instructions in the loop (csrc/memory.c's CHASE_BODY)
 LOOP_LOADS = (1, 16, 100)
+#: The random chase's window: one huge page, or the 512 small pages an L2 TLB holds
+WINDOW_BYTES = 2 << 20
 
 register(Benchmark(
     name="mem_latency",
@@ -85,10 +93,16 @@ register(Benchmark(
                   "stride_bytes; 100 is lat_mem_rd's loop (on the Zen 4 guest a stride-128 chase "
                   "of 8 MiB reads 2.1 ns with 16, 5.5 with 100, as lat_mem_rd)",
                   choices=LOOP_LOADS),
+            Param("window_bytes", "size", WINDOW_BYTES,
+                  "random only: the slots are shuffled inside windows of this many bytes, the "
+                  "windows in random order (2 MiB: one huge page, or the 512 small pages a "
+                  "second-level TLB holds); 0: one window, the whole buffer, so that nearly every "
+                  "load goes to another page, as lat_mem_rd -t's order (a TLB miss a load past "
+                  "the TLB's reach)", min=0, max=MAX_BUFFER),
             CPU),
     measure=lambda p, o, ns, tk, info: no_extras(_lib().bl_mem_latency(
         p["size_bytes"], p["stride_bytes"], _PATTERNS[p["pattern"]], _HUGE[p["huge_pages"]],
-        p["loop_loads"], o, ns, tk, info)),
+        p["loop_loads"], p["window_bytes"], o, ns, tk, info)),
     to_unit=lambda ns, p: ns,
     check=_check_mem_latency,
     memory_bytes=lambda p: p["size_bytes"],
