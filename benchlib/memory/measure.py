@@ -115,10 +115,15 @@ def measure(profile: str = "quick", progress: bool = True, strides: list[int] | 
     parts = [ring]
 
     def stride_curves(top=None):
+        # the paper's figure as lat_mem_rd draws it: its loop of 100 loads,
+        # which no per-instruction stride prefetcher follows (benchlib's
+        # 16-load loop hides levels lat_mem_rd shows; docs/memory.md, "The
+        # chase loop and the prefetchers")
         return [_latency_rows(sweep("mem_latency", {"size_bytes": [x for x in sizes
                                                                    if top is None or x <= top]},
                                     stride_bytes=s, pattern="stride", huge_pages="off",
-                                    profile=grid, progress=progress, recorder=recorder))
+                                    loop_loads=100, profile=grid, progress=progress,
+                                    recorder=recorder))
                 for s, sizes in p.stride_curves]
 
     if not p.adaptive:
