@@ -66,15 +66,15 @@ def measure(target: float, cap: float, benchmarks=None, cpu: int | None = None,
     for name, params in benchmarks or BENCHMARKS:
         if cpu is not None and "cpu" not in params:
             params = {**params, "cpu": cpu}
-        sides = ["quick", "adaptive"]
+        ways = {"quick": {}, "adaptive": {"target_rel_ci": target, "time_cap_s": cap}}
+        sides = list(ways)
         if rng is not None and rng.random() < 0.5:
             sides.reverse()
         got = {}
         for side in sides:
             t0 = time.monotonic()
-            got[side] = (benchlib.run(name, params, profile="quick") if side == "quick" else
-                         benchlib.run(name, params, profile="quick", target_rel_ci=target,
-                                      time_cap_s=cap), time.monotonic() - t0)
+            got[side] = (benchlib.run(name, params, profile="quick", **ways[side]),
+                         time.monotonic() - t0)
         (fixed, t_fixed), (ad, t_ad) = got["quick"], got["adaptive"]
         a = ad.diagnostics["adaptive"]
         label = " ".join([name, *(f"{k}={v}" for k, v in params.items())])

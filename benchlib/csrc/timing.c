@@ -283,16 +283,13 @@ static int64_t bl_next_count(int64_t it, double t, double target, int64_t max_it
     return next < max_it ? next : max_it;
 }
 
-/* How many times the last calibration ran the body at the count it chose
- * (its confirming readings): bl_measure counts them as warm-ups, since a
- * warm-up is exactly a run at the sample's count before the first sample. */
-static int calibrated_runs = 0;
-
 /* Calibration: from start_it iterations, grow the count until a confirmed
- * reading lasts o->target_sample_ns and at least 1000 clock steps.  Shared
- * by bl_measure (from 1) and benchmarks that must start higher. */
-int bl_calibrate(bl_body_fn body, void *ctx, const bl_opts *o, int64_t start_it,
-                 int64_t *iters_out, double *sample_ns_out)
+ * reading lasts o->target_sample_ns and at least 1000 clock steps.
+ * *runs_out: how many times it ran the body at the count it chose (its
+ * confirming readings), which bl_measure counts as warm-ups: a warm-up is
+ * exactly a run at the sample's count before the first sample. */
+static int calibrate(bl_body_fn body, void *ctx, const bl_opts *o, int64_t start_it,
+                     int64_t *iters_out, double *sample_ns_out, int *runs_out)
 {
     double res = bl_clock_resolution_ns();
     double target = o->target_sample_ns;
@@ -301,9 +298,8 @@ int bl_calibrate(bl_body_fn body, void *ctx, const bl_opts *o, int64_t start_it,
     int64_t max_it = o->max_iterations > 0 ? o->max_iterations : ((int64_t)1 << 40);
     int64_t it = start_it < 1 ? 1 : start_it < max_it ? start_it : max_it;
     double t = 0.0;
-    calibrated_runs = 0;
     for (;;) {
-        int rc = time_confirmed(body, ctx, it, target, &t, &calibrated_runs);
+        int rc = time_confirmed(body, ctx, it, target, &t, runs_out);
         if (rc != BL_OK)
             return rc;
         if (bl_interrupted())
@@ -315,6 +311,14 @@ int bl_calibrate(bl_body_fn body, void *ctx, const bl_opts *o, int64_t start_it,
     *iters_out = it;
     *sample_ns_out = t;
     return BL_OK;
+}
+
+/* Shared by bl_measure (from 1) and benchmarks that must start higher. */
+int bl_calibrate(bl_body_fn body, void *ctx, const bl_opts *o, int64_t start_it,
+                 int64_t *iters_out, double *sample_ns_out)
+{
+    int runs;
+    return calibrate(body, ctx, o, start_it, iters_out, sample_ns_out, &runs);
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -379,11 +383,11 @@ int bl_measure(bl_body_fn body, bl_body_fn overhead, void *ctx,
     double c0 = now_ns();
     int64_t iters = o->iterations;
     info->calibrated_sample_ns = 0.0;
+    /* the calibration's runs at its count are warm-ups already */
+    info->warmup_runs = 0;
     if (iters <= 0)
-        rc = bl_calibrate(body, ctx, o, 1, &iters, &info->calibrated_sample_ns);
+        rc = calibrate(body, ctx, o, 1, &iters, &info->calibrated_sample_ns, &info->warmup_runs);
     info->iterations = iters;
-    /* the calibration's runs at this count were warm-ups already */
-    info->warmup_runs = o->iterations <= 0 && rc == BL_OK ? calibrated_runs : 0;
     while (rc == BL_OK && info->warmup_runs < o->n_warmup) {
         info->warmup_runs++;
         rc = body(ctx, iters);

@@ -62,7 +62,6 @@ def _check_mem_latency(p: dict) -> None:
         raise BenchlibError("the walk pattern has a loop of its own: loop_loads must be 16")
 
 
-
 _PATTERNS = ops("BL_CHASE_")  # stride, random
 _HUGE = {"off": 0, "on": 1}
 #: The chase loops there are: load instructions in the loop (csrc/memory.c's CHASE_BODY)
