@@ -10,9 +10,14 @@ from benchlib.notebooks import notebooks, run_notebook
 
 NOTEBOOKS = notebooks()
 PROFILE = os.environ.get("BENCHLIB_NOTEBOOK_PROFILE", "smoke")
-# A cell that hangs fails the test instead of stalling the suite; a smoke
-# cell takes seconds, a quick one under a minute.
-CELL_TIMEOUT = 600
+# A cell that hangs fails the test instead of stalling the suite.  A smoke
+# cell takes seconds (the longest 6.1 s, chen1994's, on the Zen 4 guest,
+# 2026-11-28: `python -m benchlib.notebooks --profile smoke`, papermill's
+# cell durations), a quick one under a minute.  A run that times out is run
+# once more (benchlib.notebooks.LOST_REPLY): the test command stays under
+# its six minutes when the third-party hang strikes.
+CELL_TIMEOUT = 90 if PROFILE == "smoke" else 600
+TIMEOUT_RETRIES = 1
 
 
 def test_there_are_notebooks():
@@ -33,7 +38,8 @@ def test_committed_clean_with_parameters(nb):
 @pytest.mark.notebook
 @pytest.mark.parametrize("nb", NOTEBOOKS, ids=[n.stem for n in NOTEBOOKS])
 def test_runs_under_papermill(nb, tmp_path):
-    executed = run_notebook(nb, tmp_path, PROFILE, cell_timeout=CELL_TIMEOUT)
+    executed = run_notebook(nb, tmp_path, PROFILE, cell_timeout=CELL_TIMEOUT,
+                            timeout_retries=TIMEOUT_RETRIES)
     book = nbformat.read(executed, as_version=4)
     errors = [o for c in book.cells if c.cell_type == "code" for o in c.outputs
               if o.output_type == "error"]
@@ -75,3 +81,24 @@ def test_a_notebook_that_reads_a_store_is_given_the_run_s_folder(tmp_path):
     assert "results_dir" not in declared_parameters(NOTEBOOK_DIR / "00_quickstart.ipynb")
     _notebook(tmp_path / "x.ipynb", "y = 1")
     assert declared_parameters(tmp_path / "x.ipynb") == {"profile", "output_dir"}
+
+
+@pytest.mark.notebook
+def test_a_timed_out_notebook_runs_once_more_then_fails(tmp_path):
+    """The first run's cell outlasts the timeout (it leaves a mark and
+    sleeps); the second, in a new kernel, finds the mark and ends.  With
+    no retry the timeout is the test's failure, not a hang."""
+    from nbclient.exceptions import CellTimeoutError
+
+    mark = tmp_path / "mark"
+    _notebook(tmp_path / "slow_once.ipynb",
+              f"import pathlib, time\nm = pathlib.Path({str(mark)!r})\n"
+              "if not m.exists():\n    m.touch()\n    time.sleep(30)")
+    with pytest.warns(RuntimeWarning, match="timed out after 3 s; running the notebook again"):
+        executed = run_notebook(tmp_path / "slow_once.ipynb", tmp_path / "out", "smoke",
+                                cell_timeout=3, timeout_retries=1)
+    assert executed.exists() and mark.exists()
+    mark.unlink()
+    with pytest.raises(CellTimeoutError):
+        run_notebook(tmp_path / "slow_once.ipynb", tmp_path / "out2", "smoke",
+                     cell_timeout=3, timeout_retries=0)
