@@ -3,6 +3,7 @@ relations only (the machine is shared; no absolute timing thresholds)."""
 import os
 import math
 import signal
+import shutil
 import subprocess
 import time
 
@@ -76,6 +77,21 @@ def test_exec_with_an_empty_environment(tmp_path):
     assert empty[0].split()[0] == "0" and len(empty) >= 4, empty
     inherit = run(lib.BL_PROCESS_FORK_EXEC_EXIT)
     assert inherit[0].split()[0] != "0" and "status 3" in inherit[1], inherit
+
+
+@pytest.mark.skipif(shutil.which("strace") is None, reason="needs strace (.ci/run installs it)")
+def test_the_small_parent_does_not_sleep(tmp_path):
+    """proc_runner runs one measurement per call (every call of a
+    parent=small benchmark): the timing core must not measure the TSC's rate
+    there, a 20 ms sleep that was most of a short run's wall time."""
+    from benchlib.measuring.benchmarks import proc_runner
+    log = tmp_path / "strace.txt"
+    # ring processes process_bytes n_samples n_warmup target_ns max_total_ns cpu
+    out = subprocess.run(["strace", "-f", "-qq", "-o", str(log), "-e",
+                          "trace=nanosleep,clock_nanosleep", proc_runner(), "ring", "2", "0", "2",
+                          "0", "1e5", "1e8", "-1"], capture_output=True, text=True, check=True)
+    assert out.stdout.split()[0] == "0", out.stdout
+    assert "sleep" not in log.read_text(), log.read_text()
 
 
 @pytest.mark.parametrize("parent", ["small", "interpreter"])
