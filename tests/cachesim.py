@@ -490,20 +490,31 @@ def _m(name, levels, mem, line=32, page=4096, note="", **kw):
 #: 0.5-4 MiB, the HP PA-RISC's one large virtually indexed cache.  Latencies
 #: (ns) from the rows of its memory-latency table
 #: (../shared/reference/lmbench/lat_allmem.tbl) for that kind of system; the
-#: sizes and shapes are the processors' published ones.
+#: sizes and shapes are the processors' published ones.  The page frames
+#: are the OS's: the table's "DEC Alpha" rows ran Digital UNIX, whose VM
+#: colours pages for the Alpha's direct-mapped off-chip secondary cache
+#: ("if an entire resident working set of a process can fit into the
+#: secondary cache, VM places it there": Digital UNIX, Virtual Memory,
+#: "Page Coloring"), so their frames keep the virtual pages' colours
+#: (placement="coloured"); Linux placed frames at random (page colouring
+#: was never merged), and so, with nothing known otherwise, do the others.
+#: (Until 2026-11-28 the Digital UNIX Alphas were simulated on random
+#: frames and "Linux alpha" on coloured ones.)
 NINETIES = [
     _m("alpha21064_512k", [Level(8 * K, 1, 10.0), Level(512 * K, 1, 56.0)], 321.0, page=8192,
+       placement="coloured",
        note="DEC Alpha 21064: 8 KiB direct-mapped L1, 512 KiB direct-mapped board cache, 8 KiB "
-            "pages; lat_allmem DEC Alpha 10/56/321"),
+            "pages coloured by Digital UNIX; lat_allmem DEC Alpha 10/56/321"),
     _m("alpha21064_2m", [Level(8 * K, 1, 9.0), Level(2 * M, 1, 51.0)], 288.0, page=8192,
-       note="DEC Alpha 21064 with a 2 MiB board cache; DEC Alpha 9/51/288"),
+       placement="coloured",
+       note="DEC Alpha 21064 with a 2 MiB board cache, Digital UNIX; DEC Alpha 9/51/288"),
     _m("alpha21164_4m", [Level(8 * K, 1, 3.3), Level(96 * K, 3, 20.0), Level(4 * M, 1, 42.0)],
-       396.0, page=8192,
+       396.0, page=8192, placement="coloured",
        note="DEC Alpha 21164: 8 KiB DM L1, 96 KiB 3-way on-chip S-cache, 4 MiB DM board "
-            "cache; DEC Alpha 3/42/396"),
-    _m("alpha21164_2m_coloured", [Level(8 * K, 1, 3.3), Level(96 * K, 3, 18.0),
-                                  Level(2 * M, 1, 43.0)], 361.0, page=8192, placement="coloured",
-       note="Alpha 21164 with a 2 MiB board cache under a page-colouring OS; Linux alpha "
+            "cache, Digital UNIX; DEC Alpha 3/42/396"),
+    _m("alpha21164_2m_linux", [Level(8 * K, 1, 3.3), Level(96 * K, 3, 18.0),
+                               Level(2 * M, 1, 43.0)], 361.0, page=8192,
+       note="Alpha 21164 with a 2 MiB board cache under Linux (random frames); Linux alpha "
             "3/43/361"),
     _m("pentium_256k", [Level(8 * K, 2, 10.0), Level(256 * K, 1, 106.0)], 181.0,
        note="Intel Pentium: 8 KiB 2-way L1 data, 256 KiB DM board cache; FreeBSD/i586 10/106/181"),
