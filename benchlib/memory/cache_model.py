@@ -45,6 +45,14 @@ WALK_WAYS_GRID = tuple(range(1, 33))
 SLOW_TAIL = 2.0
 #: A 95 % interval for one parameter: chi-square within this of the best.
 DELTA_CHI2 = 4.0
+#: The closest adjacent caches we know differ in capacity by x2.7 (Intel's
+#: Tremont cores in Jasper Lake: a 1.5 MiB L2 under a 4 MiB L3; Zen 4 1 MiB
+#: under 32 MiB, the Alpha 21164's 8 KiB under 96 KiB): two levels a fit
+#: places less than this factor apart are one level seen twice (a
+#: transition read twice, a neighbour's share), not two caches.  The random
+#: walk merges such a ring level into the level it refits
+#: (:func:`.walk.refit_with_walk`).
+CLOSEST_LEVELS = 2.0
 #: Capacities tried: this many per octave, within SEARCH_OCTAVES of the guess.
 GRID_PER_OCTAVE = 48
 SEARCH_OCTAVES = 1.5

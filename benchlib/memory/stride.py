@@ -96,11 +96,14 @@ FLAT_RISE = 1.09
 #: every 4 loads or more on 4 KiB pages) may be the TLB's reach, not a
 #: cache: with smaller strides in the figure, one of them must need it.
 TLB_STRIDE = 1024
-#: Adjacent levels' capacities differ by at least this factor on every
-#: machine we know (8 KiB -> 96 KiB on the Alpha 21164, 32 KiB -> 512 KiB
-#: on Zen 3, 256 KiB -> 8 MiB): two steps closer than that are one level
-#: seen differently at different strides (a placement, a neighbour's share
-#: of a shared cache), not two caches.
+#: The stride fit keeps adjacent levels at least this factor apart: every
+#: machine we simulate has its levels x4 or more apart (8 KiB
+#: -> 96 KiB on the Alpha 21164, 32 KiB -> 512 KiB on Zen 3, 256 KiB -> 8
+#: MiB), and in a stride figure two closer steps are one level seen
+#: differently at different strides (a placement, a neighbour's share of a
+#: shared cache).  Stricter than the closest caches we know
+#: (cache_model.CLOSEST_LEVELS): a Tremont's 1.5 MiB L2 and 4 MiB L3 would
+#: be read as one level by this fit.
 MIN_RATIO = 4.0
 #: Intervals: the chi-square is divided by max(1, the best fit's reduced
 #: chi-square) times this (calibrated on bench/memory_coverage.py).

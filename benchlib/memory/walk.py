@@ -18,8 +18,9 @@ import pandas as pd
 from scipy.special import gammaln
 
 from benchlib.memory.associativity import ways_from_walk
-from benchlib.memory.cache_model import (DELTA_CHI2, GRID_PER_OCTAVE, HUGE_PAGE, SEARCH_OCTAVES,
-                                        SMALL_PAGE, WALK_IRLS, WALK_LOW_SCALE, WALK_WAYS_GRID,
+from benchlib.memory.cache_model import (CLOSEST_LEVELS, DELTA_CHI2, GRID_PER_OCTAVE,
+                                        HUGE_PAGE, SEARCH_OCTAVES, SMALL_PAGE, WALK_IRLS,
+                                        WALK_LOW_SCALE, WALK_WAYS_GRID,
                                         Transition, _lower_scale, _robust_scale, _slow_tail,
                                         _slow_weight, colours, kept_fraction)
 from benchlib.memory.levels import tlb_penalty_ns
@@ -72,13 +73,25 @@ def refit_with_walk(fit: MemoryFit, walk: pd.DataFrame,
                               centre, (low.size_bytes, low.latency_ns),
                               above=(nxt.size_bytes, *shape))
                 gain = len(pts) * math.log(t.rss / max(t2.rss, 1e-300))
-                if gain >= 2 * math.log(len(pts)):
+                close = nxt.size_bytes < CLOSEST_LEVELS * t2.size_bytes
+                if gain >= 2 * math.log(len(pts)) and not close:
                     t = t2
                 else:
-                    notes.append(_dropped(nxt, gain, 2 * math.log(len(pts))))
+                    notes.append(_too_close(nxt, t2) if close
+                                 else _dropped(nxt, gain, 2 * math.log(len(pts))))
                     levels = _named([x for x in levels if x is not nxt])
                     caches = [x for x in levels if x.size_bytes]
                     lv, low = caches[k], caches[k - 1]
+                    if close:
+                        # one level whose transition the ring read as two:
+                        # the walk's search centred on the one-level fit,
+                        # not on the ring's lower step
+                        centre, _, t_c = _walk_centre(c, t.size_bytes, low)
+                        pts = _around(c, centre)
+                        if _spans(pts, centre):
+                            t = t_c or fit_walk(pts.size_bytes.to_numpy(),
+                                                pts.latency_ns.to_numpy(), centre,
+                                                (low.size_bytes, low.latency_ns))
         except ValueError as exc:
             notes.append(f"{lv.name}: the random walk was not fitted ({exc}); its size is "
                          f"the ring's")
@@ -200,6 +213,15 @@ def _dropped(nxt: Level, gain: float, penalty: float) -> str:
             f"{nxt.latency_ns:.3g} ns) lies inside the span of the random walk, whose "
             f"curve does not need it (the fit improves by {gain:.1f} in n ln(RSS), "
             f"below the penalty {penalty:.1f}): part of the transition, not a level")
+
+
+def _too_close(nxt: Level, split) -> str:
+    """Why the ring's level ``nxt`` goes when the walk would split there."""
+    return (f"the ring's {nxt.name} ({nxt.size_bytes / 1024:.0f} KiB at {nxt.latency_ns:.3g} ns) "
+            f"lies inside the span of the random walk, which would put the level below it at "
+            f"{split.size_bytes / 1024:.0f} KiB, less than {CLOSEST_LEVELS:g} times smaller: no "
+            f"machine we know has caches that close, so they are one level (its transition read "
+            f"twice)")
 
 
 __all__ = ["refit_with_walk"]
