@@ -247,6 +247,12 @@ def _interval(data, fixed, k, widen):
     floor = min(float(v.min()) for v in rough.values())
     near = {key for key, v in rough.items()
             if float(v.min()) <= floor + 2 * DELTA_CHI2 * widen * max(1.0, 4.0 / MISFIT_WIDEN)}
+    # the level's own shape whatever the coarse grid says of it (a cache's
+    # capacity is its ways times a power of two, _built: the coarse grid
+    # may have no such point near the step, 96 KiB of 3 ways)
+    ways0, page0, policy0 = fixed[k][1:]
+    near.add((ways0, None if page0 is None or page0 * ways0 >= hi_g or hi_g <= RANDOM_MIN_BYTES
+              else page0, policy0))
     grid = _grid(lo_g, hi_g, GRID_PER_OCTAVE)
     best = _profile(data, fixed, k, grid, per_stride=True, shapes=[
         sh for sh in every
@@ -297,8 +303,9 @@ def _interval(data, fixed, k, widen):
     # would take whole)
     S = per_s.shape[2]
     if S >= 3:
-        loo = np.array([math.log(_bottom(grid, (total - per_s[:, :, j]).min(axis=0)))
-                        for j in range(S)])
+        with np.errstate(invalid="ignore"):      # a capacity a first level cannot have: inf
+            loo = np.array([math.log(_bottom(grid, np.nan_to_num(
+                total - per_s[:, :, j], nan=np.inf).min(axis=0))) for j in range(S)])
         se = math.sqrt(S - 1) * 1.4826 * float(np.median(np.abs(loo - np.median(loo))))
         if se > 0:
             t = float(stdtrit(S - 1, 0.975))

@@ -21,9 +21,9 @@ from benchlib.memory.cache_model import kept_by_prefix, kept_fraction
 from benchlib.memory.segments import _MIN_SIGMA, _median_by, _noise_sigma
 
 #: Associativities tried; 1 is direct mapped.
-STRIDE_WAYS = (1, 2, 3, 4, 8, 16, 32)
+STRIDE_WAYS = (1, 2, 3, 4, 8, 12, 16, 32)
 #: ... on randomly placed pages
-RANDOM_WAYS = (1, 2, 3, 4, 8, 16)
+RANDOM_WAYS = (1, 2, 3, 4, 8, 12, 16)
 #: Page placements tried: None = contiguous (virtually indexed, coloured,
 #: or a page at least a way long); else pages of that size at random frames.
 PLACEMENTS = (None, 4096, 8192)
@@ -318,8 +318,14 @@ def _profile(data, fixed, k, grid, coarse=False, passes=3, shapes=None, per_stri
     policy)]: {(ways, page, policy): (G,)}, page None where the shape is
     sharp over the whole grid (``per_stride``: each stride's, (G, S))."""
     others = [data.fixed_kept(f) if j != k else None for j, f in enumerate(fixed)]
-    best = {}
+    best, free = {}, {}
     seen = set()
+    # a cache's capacity is its ways times a power of two (_built), held on
+    # the fine grid; the coarse grids, where levels are being chosen, have
+    # no point at most such capacities (48 KiB of 12 ways) and place them
+    # roughly, for the fine grid to refine
+    g = np.asarray(grid, float)
+    fine = len(g) < 2 or float(np.median(np.diff(np.log2(g)))) <= 1.0 / GRID_PER_OCTAVE + 1e-9
     for ways, page, policy in (_shapes(coarse) if shapes is None else shapes):
         sharp = (page is None or bool(np.all(grid / ways <= page))
                  or bool(np.all(grid <= RANDOM_MIN_BYTES)))
@@ -332,8 +338,35 @@ def _profile(data, fixed, k, grid, coarse=False, passes=3, shapes=None, per_stri
         cols = [_colours(grid, ways, None if sharp else page) if j == k else
                 _colours(*fixed[j][:3]).reshape(1) for j in range(len(fixed))]
         dev, _, dev_s = _solve(data, _nest(H), passes, cols)
-        best[(ways, None if sharp else page, policy)] = dev_s if per_stride else dev
+        off = ~_built(grid, ways) if fine else np.zeros(len(grid), bool)
+        key = (ways, None if sharp else page, policy)
+        free[key] = dev_s if per_stride else dev
+        best[key] = np.where(off[:, None] if per_stride else off, np.inf, free[key])
+    if all(not np.isfinite(v).any() for v in best.values()):
+        return free          # no shape can be built in this grid: as measured
     return best
+
+
+#: A first-level cache's capacity is its ways times a power of two (its
+#: sets, indexed by address bits, times its line) on every machine we know:
+#: 8 KiB direct mapped, 16 KiB of 4, 32 KiB of 8, 48 KiB of 12, 64 KiB of 4.
+#: A level's profile offers only the grid points nearest such a capacity
+#: (within half the grid's step) up to this size; a cache of any level that
+#: small is an L1.  Above it a level's capacity as a chase sees it may be
+#: anything: a share of a shared cache, a victim cache with the level above,
+#: or an onset that other causes move (tried up to 1 MiB, 2026-11-28: the
+#: Zen 3 folder's 512 KiB L2, whose curves put its onset near 430 KiB, was
+#: then read as 3 ways of 128 KiB, with a spurious level past the L3).
+BUILT_MAX = 64 << 10
+
+
+def _built(grid, ways: int) -> np.ndarray:
+    """Which of ``grid``'s capacities a cache of ``ways`` ways can have
+    (every one above BUILT_MAX)."""
+    g = np.asarray(grid, float)
+    x = np.log2(g / ways)
+    step = float(np.median(np.diff(np.log2(g)))) if len(g) > 1 else 1.0
+    return (np.abs(x - np.round(x)) <= step / 2 + 1e-9) | (g > BUILT_MAX)
 
 
 def _dev_of(data, fixed, passes=3):

@@ -179,8 +179,11 @@ def test_recorded_folders_identify_no_wrong_ways(folder):
         a = lv.associativity
         assert (a.ways is None and a.reason) or abs(a.ways - ways) <= 1, (lv.name, a)
     if folder == "zen4":
-        # what the curves do identify is kept: the L3's 16 ways
-        assert _caches(fit)[2].associativity.ways == 16
+        # the L3 read 16 ways while the shapes had none between 8 and 16; with
+        # 12 (the 48 KiB 12-way L1s) it fits 12 as well: not identified, and
+        # said so
+        a = _caches(fit)[2].associativity
+        assert a.ways is None and "other ways" in a.reason
 
 
 @pytest.mark.parametrize("stride", [16, 32, 64, 128, 256, 512, 1024, pytest.param(
