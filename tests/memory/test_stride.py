@@ -331,3 +331,26 @@ def test_the_placement_bootstrap_reaches_a_boards_truth():
     lo2, hi2 = _placement_bootstrap(data, fixed, 1, fixed[1], grid,
                                     [(1, 8192, "lru"), (3, 4096, "lru")], 400 * K)
     assert lo2 == pytest.approx(lo * 400 / 512) and hi2 == pytest.approx(hi * 400 / 512)
+
+
+def test_a_small_cache_takes_only_capacities_it_can_be_built_with():
+    # ways times a power of two, on the fine grid, up to BUILT_MAX
+    from benchlib.memory.stride_model import BUILT_MAX, GRID_PER_OCTAVE, _built, _grid
+    grid = _grid(16 * K, 4 * M, GRID_PER_OCTAVE)
+    ok12 = grid[_built(grid, 12) & (grid <= BUILT_MAX)]
+    assert ok12 == pytest.approx([24 * K, 48 * K], rel=0.02)
+    ok1 = grid[_built(grid, 1) & (grid <= BUILT_MAX)]
+    assert ok1 == pytest.approx([16 * K, 32 * K, 64 * K], rel=1e-6)
+    assert _built(grid, 3)[grid > BUILT_MAX].all()          # above it, anything
+
+
+def test_a_four_colour_l1_is_not_read_as_a_cache_no_one_builds():
+    # arm_like's 64 KiB 4-way L1 on random 4 KiB pages (four colours), a new
+    # placement for every size (seed 102): read as 42.7 KiB "direct mapped"
+    # until capacities were held to ways x 2^k; now within 10 %
+    m = next(x for x in cs.MODERN_STRIDE if x.name == "arm_like")
+    df = cs.stride_figure(m, (16, 32, 64, 128, 256, 512, 1024, 4096),
+                          max_bytes=int(4 * max(m.truth_sizes())), seed=102, placed="size")
+    caches = [lv for lv in fit_stride_chase(df, line_bytes=64)[0] if lv.size_bytes]
+    assert caches[0].size_bytes == pytest.approx(64 * K, rel=0.10)
+    assert caches[0].size_bytes_low <= 64 * K <= caches[0].size_bytes_high
