@@ -303,7 +303,7 @@ def _interval(data, fixed, k, widen):
     # would take whole)
     S = per_s.shape[2]
     if S >= 3:
-        with np.errstate(invalid="ignore"):      # a capacity a first level cannot have: inf
+        with np.errstate(invalid="ignore"):      # a capacity no cache has (_built): inf
             loo = np.array([math.log(_bottom(grid, np.nan_to_num(
                 total - per_s[:, :, j], nan=np.inf).min(axis=0))) for j in range(S)])
         se = math.sqrt(S - 1) * 1.4826 * float(np.median(np.abs(loo - np.median(loo))))

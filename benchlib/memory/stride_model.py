@@ -339,9 +339,9 @@ def _profile(data, fixed, k, grid, coarse=False, passes=3, shapes=None, per_stri
                 _colours(*fixed[j][:3]).reshape(1) for j in range(len(fixed))]
         dev, _, dev_s = _solve(data, _nest(H), passes, cols)
         off = ~_built(grid, ways) if fine else np.zeros(len(grid), bool)
-        key = (ways, None if sharp else page, policy)
-        free[key] = dev_s if per_stride else dev
-        best[key] = np.where(off[:, None] if per_stride else off, np.inf, free[key])
+        shape = (ways, None if sharp else page, policy)
+        free[shape] = dev_s if per_stride else dev
+        best[shape] = np.where(off[:, None] if per_stride else off, np.inf, free[shape])
     if all(not np.isfinite(v).any() for v in best.values()):
         return free          # no shape can be built in this grid: as measured
     return best
