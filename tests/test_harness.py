@@ -360,8 +360,8 @@ def test_an_adaptive_run_records_its_batches():
 
 
 def test_the_tsc_rate_is_known_before_the_first_snapshot(monkeypatch):
-    # the C core measures the TSC's rate once per process with a 20 ms
-    # sleep: in the calling process too ('process' mode), call_here has it
+    # what the C core measures once per process (worker._process_facts):
+    # in the calling process too ('process' mode), call_here has it
     # measured before the snapshot that starts the result's wall time
     from benchlib.measuring import worker
 

@@ -165,11 +165,11 @@ int bl_bcopy(size_t size_bytes, size_t src_offset, size_t dst_offset, const bl_o
  * huge_pages 1 asks for transparent huge pages, 0 refuses them.
  * loop_loads (1, 16 or 100; the ring's patterns): load instructions in the
  * chase's loop, each taking every loop_loads-th load of the chain, so that a
- * per-instruction stride prefetcher sees loop_loads x stride_bytes (100 is
- * lat_mem_rd's loop).  window_bytes (random only): the slots are shuffled
- * inside windows of that many bytes, the windows in random order (0: one
- * window, the whole buffer, so that nearly every load goes to another page,
- * as lat_mem_rd -t's order).  One iteration is one load. */
+ * per-instruction stride prefetcher sees loop_loads x stride_bytes (which
+ * value matches which peer: docs/peers.md).  window_bytes (random only): the
+ * slots are shuffled inside windows of that many bytes, the windows in
+ * random order (0: one window, the whole buffer, so that nearly every load
+ * goes to another page).  One iteration is one load. */
 enum { BL_CHASE_STRIDE = 0, BL_CHASE_RANDOM = 1, BL_CHASE_WALK = 2 };
 int bl_mem_latency(size_t size_bytes, size_t stride_bytes, int pattern, int huge_pages,
                    int loop_loads, size_t window_bytes, const bl_opts *o, double *ns,

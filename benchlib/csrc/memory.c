@@ -57,7 +57,7 @@ static void *volatile chase_sink; /* the chain's end is stored: loads are live *
 /* The chase with LOADS load instructions in its loop: each instruction
  * takes every LOADS-th load of the chain, which is what a per-instruction
  * stride prefetcher follows (on the Zen 4 guest, a stride-128 chase over 8
- * MiB: 1.9 ns with 1, 2.1 with 16, 5.0 with 100, lat_mem_rd's 5.1). */
+ * MiB: 1.9 ns with 1, 2.1 with 16, 5.0 with 100; docs/memory.md). */
 #define CHASE_BODY(name, LOADS, BLOCK)                                   \
     static int name(void *ctx, int64_t iters)                            \
     {                                                                    \
@@ -302,7 +302,7 @@ static int mem_latency(size_t size_bytes, size_t stride_bytes, int pattern, int 
         size_t *order, m;
         /* windows of 2 MiB by default: one huge page (one TLB entry), or
          * 512 small pages, which the second-level TLB holds; 0: the whole
-         * buffer (lat_mem_rd -t: another page nearly every load) */
+         * buffer (another page nearly every load) */
         rc = random_offsets(size_bytes, stride_bytes, window_bytes ? window_bytes : size_bytes,
                             &order, &m);
         if (rc != BL_OK) {

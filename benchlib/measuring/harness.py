@@ -128,8 +128,8 @@ def _next_batch(n: int, halfwidth: float, profile: Profile, n_samples: int | Non
     still lacks (its half-width falls as one over the square root of the
     count: n (hw / target)^2 in all, half again to spare), at least the
     first batch's size.  Each batch is a call that builds its benchmark's
-    set-up again (a 64 MiB ring, eight processes: 20-30 ms, the time of 40
-    to 60 samples of 0.5 ms), and a half-width from 15 samples is itself
+    set-up again (a 64 MiB ring: 20-30 ms, the time of 40 to 60 samples of
+    0.5 ms; eight processes: 5-8 ms), and a half-width from 15 samples is itself
     uncertain, so a batch too large costs less than one batch more.  A run
     that needs 400 samples takes them in two or three calls, not thirty.
     ``fits``: the samples the time left holds at the pace so far; a larger

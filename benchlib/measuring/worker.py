@@ -182,7 +182,7 @@ def call_here(name: str, params: dict, profile, n_samples: int | None, iteration
     opts.clock_ghz = ghz
     info = ffi.new("bl_info *")
     state = process_state()
-    _process_facts()          # at once after the first call (the worker has them from its start)
+    _process_facts()          # at once after the first call (the worker has it from its start)
     before = Snapshot()
     rc, measured_extras = bench.measure(params, opts, ns, ticks, info)
     after = Snapshot()
@@ -384,15 +384,16 @@ def _die_with_parent() -> None:
 
 
 def _process_facts() -> None:
-    """What the C core measures once per process (the TSC's rate: a 20 ms
-    sleep; the clock's resolution), measured when the worker starts and
-    before any call's first snapshot (the calling process's own, in
-    'process' mode).  Otherwise the first call pays them inside its
-    measurement: a sleep just before calibration, in the wall time the
-    result records."""
+    """What the C core measures once per process for its measurements (the
+    clock's resolution), measured when the worker starts and before any
+    call's first snapshot (the calling process's own, in 'process' mode),
+    so that no call pays it inside its measurement.  The TSC's rate (a 20 ms
+    sleep) is not among them: no measurement needs it since bl_measure says
+    whether samples carry ticks from the build, and the machine's
+    description (metadata.machine_info, in the process that asks for the
+    run, before it) measures it where it is wanted."""
     from benchlib._native import lib
 
-    lib.bl_tsc_ticks_per_ns()
     lib.bl_clock_resolution_ns()
 
 
