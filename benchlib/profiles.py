@@ -21,9 +21,12 @@ class Profile:
     (calibrated in C); a run stops taking samples after max_total_s.
 
     Adaptive sampling: with target_rel_ci set, more batches of n_samples
-    (same iteration count, each timed in C) follow the first until the 95%
-    bootstrap interval of the median is within target_rel_ci of it (half-width
-    over median), or time_cap_s has passed, whichever comes first.  Its
+    (same iteration count, each timed in C) follow the first until the
+    median's 95% interval (``benchlib.stats.summary.median_ci``) is within
+    target_rel_ci of it (half-width over median), or time_cap_s has passed,
+    whichever comes first; the C core stops a batch as soon as it is
+    (``bl_opts.stop_rel_ci``: no sooner than six samples, the fewest with a
+    95% interval).  Its
     samples last TARGETED_SAMPLE_MS (or the profile's, if shorter): where
     the interval decides how many samples are taken, a long sample only
     costs time (see TARGETED_SAMPLE_MS)."""

@@ -3,6 +3,7 @@
 No test here orders two live timings: CI runs on a shared VM whose host
 stalls it in bursts.  Where a bound is checked it is one that noise can only
 move away from (noise adds time, never removes it), or a physical floor."""
+import dataclasses
 import math
 import os
 import signal
@@ -317,18 +318,30 @@ def test_adaptive_batches_are_sized_by_what_the_interval_lacks():
     from benchlib.measuring.harness import MAX_ADAPTIVE_SAMPLES, _next_batch, adaptive_profile
 
     prof = adaptive_profile("quick", 0.03)
-    # 15 samples at +-6 %: 4x the count for +-3 %, half again to spare
-    assert _next_batch(15, 0.06, prof, None) == math.ceil(1.5 * 15 * 4) - 15
-    # close to the target: at least the first batch's size again
-    assert _next_batch(15, 0.025, prof, None) == prof.n_samples
-    assert _next_batch(15, 0.025, prof, 40) == 40
-    assert _next_batch(15, float("nan"), prof, None) == prof.n_samples
-    assert _next_batch(15, 0.0, prof, None) == prof.n_samples
+    # a robust spread (1.4826 MAD) of 6 % of the median: the median's interval
+    # is about +-1.96 x 1.2533 x 6 % / sqrt(n), so +-3 % needs 24.6 samples;
+    # half again to spare, less the six there are
+    x = [100.0 - 6 / 1.4826, 100.0, 100.0, 100.0 + 6 / 1.4826, 100.0 - 6 / 1.4826,
+         100.0 + 6 / 1.4826]
+    assert _next_batch(x, prof, None) == math.ceil(1.5 * (1.96 * 1.2533 * 2) ** 2) - 6
+    # one outlier in six does not ask for hundreds more (their range would)
+    assert _next_batch([1.0, 1.0, 1.001, 0.999, 1.0, 3.0], prof, None) == prof.n_samples
+    # close to the target or no spread: at least the first batch's size again
+    assert _next_batch([1.0] * 6, prof, None) == prof.n_samples
+    assert _next_batch([1.0] * 6, prof, 40) == 40
+    # a call whose set-up costs 14 or 40 samples' time: a batch pays for it with as many
+    assert _next_batch(x, prof, None, setup_samples=14) == _next_batch(x, prof, None) > 14
+    assert _next_batch([1.0] * 6, prof, None, setup_samples=40) == 40
+    assert _next_batch([1.0] * 6, prof, None, fits=20, setup_samples=40) == 20
+    assert _next_batch([], prof, None) == prof.n_samples
+    assert _next_batch([0.0] * 6, prof, None) == prof.n_samples
     # never past the cap on samples
-    assert _next_batch(MAX_ADAPTIVE_SAMPLES - 10, 5.0, prof, None) == 10
+    wide = [-1.0, 0.001, 1.0]         # a spread a thousand times the median
+    assert _next_batch(wide * ((MAX_ADAPTIVE_SAMPLES - 10) // 3), prof, None) == \
+        MAX_ADAPTIVE_SAMPLES - 3 * ((MAX_ADAPTIVE_SAMPLES - 10) // 3)
     # nor past what the time left holds, but at least a first batch's size
-    assert _next_batch(15, 0.3, prof, None, fits=100) == 100
-    assert _next_batch(15, 0.3, prof, None, fits=3) == prof.n_samples
+    assert _next_batch(wide, prof, None, fits=100) == 100
+    assert _next_batch(wide, prof, None, fits=3) == prof.n_samples
 
 
 def test_adaptive_profile_shortens_samples_and_checks_its_arguments():
@@ -354,9 +367,11 @@ def test_an_adaptive_run_records_its_batches():
     a = r.diagnostics["adaptive"]
     assert a["target_rel_ci"] == 0.2 and a["time_cap_s"] == 5
     assert a["batches"] >= 1 and isinstance(a["reached"], bool)
-    assert len(r.samples) >= 5
+    assert len(r.samples) >= 6          # the fewest with a 95 % interval
     if a["reached"]:
         assert a["rel_ci_halfwidth"] <= 0.2
+        lo, hi = r.median_ci95
+        assert (hi - lo) / 2 / r.median == pytest.approx(a["rel_ci_halfwidth"])
 
 
 def test_the_tsc_rate_is_known_before_the_first_snapshot(monkeypatch):
@@ -380,3 +395,30 @@ def test_the_tsc_rate_is_known_before_the_first_snapshot(monkeypatch):
     monkeypatch.setattr(process, "Snapshot", Spy)
     worker.call_here("syscall", {"op": "getppid", "cpu": -1}, benchlib.PROFILES["smoke"], None)
     assert order[:2] == ["facts", "snapshot"]
+
+
+def test_the_c_core_stops_a_batch_at_the_interval():
+    """The adaptive stop (structure, not timing): a target no interval can
+    miss stops bl_measure at six samples, the fewest with a 95 % interval;
+    one none can reach takes the whole batch; earlier samples count."""
+    from benchlib.measuring import worker
+    from benchlib.measuring.harness import adaptive_profile, adaptive_stop
+    from benchlib.measuring.registry import get_benchmark
+
+    bench = get_benchmark("syscall")
+    params = {"op": "getppid"}
+    loose = adaptive_profile("smoke", 0.999)
+    rule = adaptive_stop(bench, params, loose)
+    out = worker.call("syscall", params, loose, 15, stop=rule(15))
+    assert len(out["ns"]) == 6
+    strict = adaptive_profile("smoke", 1e-12)
+    out = worker.call("syscall", params, strict, 15, stop=adaptive_stop(bench, params, strict)(15))
+    assert len(out["ns"]) == 15         # 15 samples of 0.2 ms: well inside max_total_s
+    # a hundred earlier samples that agree: the next sample completes an interval
+    earlier = [out["ns"][0]] * 100
+    out = worker.call("syscall", params, loose, 15, stop=rule(15, earlier))
+    assert len(out["ns"]) == 1
+    # a unit that is neither proportional nor inverse to the time: no stop in C
+    odd = dataclasses.replace(bench, to_unit=lambda ns, p: ns ** 2)
+    assert adaptive_stop(odd, params, loose) is None
+    assert adaptive_stop(bench, params, PROFILES["quick"]) is None     # not adaptive

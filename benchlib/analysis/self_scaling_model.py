@@ -217,7 +217,7 @@ def accuracy_table(df: pd.DataFrame, constants: dict, n_model: int,
     workloads for every predictor, with the paper's "enhanced" error
     (workloads outside the thrashing zones) and the repeatability error
     (one run of the same workloads predicting the other).  The median error
-    has interval columns: its 95% bootstrap interval over the workloads
+    has interval columns: its 95% interval over the workloads (``median_ci``)
     (the predictors share the workloads, so two intervals that overlap do
     not by themselves say the predictors are alike)."""
     meas = df["mb_s"].to_numpy()
@@ -233,7 +233,7 @@ def accuracy_table(df: pd.DataFrame, constants: dict, n_model: int,
     rows, medians = [], []
     for name, (pred, n) in predictors.items():
         e = 100 * relative_error(pred, meas)
-        # over the random workloads: the median error's 95% bootstrap interval
+        # over the random workloads: the median error's 95% interval
         medians.append(of_samples(e))
         rows.append({"predictor": name, "workloads_measured": n,
                      "median_error_pct": float(np.median(e)),

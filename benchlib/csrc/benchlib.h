@@ -44,6 +44,18 @@ typedef struct {
     int subtract_overhead;    /* subtract the benchmark's empty-loop cost */
     double *clock_ghz;        /* non-NULL: per-sample core clock (GHz), probed
                                  just before and after each sample */
+    /* The adaptive stop (bl_measure's samples; 0: off): after each sample,
+     * stop once the median's interval, the order statistics k and n-k+1 of
+     * the n samples so far with the stop_prior_n earlier ones (ascending,
+     * ns; k = stop_ranks[n]; 0: no interval from n), is within stop_rel_ci
+     * of the median, in the benchmark's unit (stop_reciprocal: a unit
+     * inversely proportional to the time, as MB/s).  bl_rel_halfwidth is
+     * the rule. */
+    double stop_rel_ci;
+    int stop_reciprocal;
+    const int *stop_ranks;    /* stop_prior_n + n_samples + 1 entries */
+    const double *stop_prior;
+    int stop_prior_n;
 } bl_opts;
 
 /* What happened: filled by the C side. */
@@ -77,6 +89,13 @@ const char *bl_last_error(void);
 double bl_clock_resolution_ns(void);
 double bl_tsc_ticks_per_ns(void);   /* measured against CLOCK_MONOTONIC; 0 if no TSC */
 int bl_online_cpus(void);
+
+/* The adaptive stop's rule: half the median's interval over the median for
+ * n sorted ns values (ascending), the interval's ranks k and n-k+1, in a
+ * unit proportional to the time or (reciprocal) inversely; INFINITY when
+ * k < 1 or the median is 0 (or, reciprocal, a value is not positive).
+ * benchlib.stats.summary.rel_ci_halfwidth on the same values, in C. */
+double bl_rel_halfwidth(const double *sorted, int n, int k, int reciprocal);
 
 /* syscall.c: kernel entry and exit, one call of `op` per iteration. */
 enum {

@@ -17,9 +17,13 @@
  *   one line per sample: ns ticks clock_ghz
  *
  * usage: proc_runner op program n_samples n_warmup target_sample_ns
- *                    max_total_ns cpu mapped_pages touch
+ *                    max_total_ns cpu mapped_pages touch [-]
  *        proc_runner ring processes process_bytes n_samples n_warmup
- *                    target_sample_ns max_total_ns cpu
+ *                    target_sample_ns max_total_ns cpu [-]
+ *
+ * A last argument "-": the adaptive stop (bl_opts.stop_*) on stdin, as
+ * whitespace-separated text: rel_ci reciprocal prior_n, the prior_n
+ * earlier samples (ns), then prior_n + n_samples + 1 ranks.
  *
  * mapped_pages one-page mappings (written once if touch is 1) are made
  * before the timing, as LEBench's big fork does (bl_map_extra_pages).
@@ -70,9 +74,35 @@ static int timing_opts(char **a, bl_opts *o, double **ns, double **ticks, double
     return 0;
 }
 
+/* The adaptive stop from stdin (the format above) into o; nonzero when bad. */
+static int read_stop(bl_opts *o)
+{
+    double rel;
+    int recip, m;
+    if (scanf("%lf %d %d", &rel, &recip, &m) != 3 || m < 0 || m > 10000000)
+        return 2;
+    double *prior = calloc((size_t)m + 1, sizeof *prior);
+    int n = m + o->n_samples + 1;
+    int *ranks = calloc((size_t)n, sizeof *ranks);
+    if (!prior || !ranks)
+        return 2;
+    for (int i = 0; i < m; i++)
+        if (scanf("%lf", &prior[i]) != 1)
+            return 2;
+    for (int i = 0; i < n; i++)
+        if (scanf("%d", &ranks[i]) != 1)
+            return 2;
+    o->stop_rel_ci = rel;
+    o->stop_reciprocal = recip;
+    o->stop_prior = prior;
+    o->stop_prior_n = m;
+    o->stop_ranks = ranks;   /* freed at exit */
+    return 0;
+}
+
 static int ring(int argc, char **argv)
 {
-    if (argc != 9) {
+    if (argc != 9 && !(argc == 10 && strcmp(argv[9], "-") == 0)) {
         fprintf(stderr, "usage: %s ring processes process_bytes n_samples n_warmup target_ns "
                 "max_total_ns cpu\n", argv[0]);
         return 2;
@@ -81,6 +111,8 @@ static int ring(int argc, char **argv)
     double *ns, *ticks, *ghz;
     int bad = timing_opts(argv + 4, &o, &ns, &ticks, &ghz);
     long long bytes = atoll(argv[3]);
+    if (!bad && argc == 10)
+        bad = read_stop(&o);
     if (bad || bytes < 0)
         return 2;
     o.cpu = o.helper_cpu = atoi(argv[8]);
@@ -95,14 +127,14 @@ int main(int argc, char **argv)
 {
     if (argc > 1 && strcmp(argv[1], "ring") == 0)
         return ring(argc, argv);
-    if (argc != 10) {
+    if (argc != 10 && !(argc == 11 && strcmp(argv[10], "-") == 0)) {
         fprintf(stderr, "usage: %s op program n_samples n_warmup target_ns max_total_ns cpu "
-                "mapped_pages touch\n", argv[0]);
+                "mapped_pages touch [-]\n", argv[0]);
         return 2;
     }
     bl_opts o = {0};
     double *ns, *ticks, *ghz;
-    if (timing_opts(argv + 3, &o, &ns, &ticks, &ghz))
+    if (timing_opts(argv + 3, &o, &ns, &ticks, &ghz) || (argc == 11 && read_stop(&o)))
         return 2;
     o.cpu = atoi(argv[7]);
     o.helper_cpu = -1;

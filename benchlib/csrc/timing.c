@@ -352,6 +352,33 @@ static double probe_ghz(void)
     return (double)probe_iters * 100.0 / dt;
 }
 
+double bl_rel_halfwidth(const double *s, int n, int k, int reciprocal)
+{
+    if (n < 1 || k < 1 || k > n - k + 1)
+        return INFINITY;
+    double lo = s[k - 1], hi = s[n - k], med;
+    if (reciprocal) {
+        if (s[0] <= 0.0)
+            return INFINITY;
+        /* the unit's values are c / s, in the opposite order */
+        med = n % 2 ? 1.0 / s[n / 2] : 0.5 * (1.0 / s[n / 2 - 1] + 1.0 / s[n / 2]);
+        return med > 0.0 ? (1.0 / lo - 1.0 / hi) / 2.0 / med : INFINITY;
+    }
+    med = n % 2 ? s[n / 2] : 0.5 * (s[n / 2 - 1] + s[n / 2]);
+    return med != 0.0 ? (hi - lo) / 2.0 / fabs(med) : INFINITY;
+}
+
+/* Insert x into the ascending s[0..n-1] (room for one more). */
+static void insert_sorted(double *s, int n, double x)
+{
+    int i = n;
+    while (i > 0 && s[i - 1] > x) {
+        s[i] = s[i - 1];
+        i--;
+    }
+    s[i] = x;
+}
+
 int bl_run_begin(const bl_opts *o, bl_pinning *pin)
 {
     pin->pinned = 0;
@@ -413,6 +440,16 @@ int bl_measure(bl_body_fn body, bl_body_fn overhead, void *ctx,
         if (rc == BL_OK) /* warm the overhead's own path, untimed */
             rc = time_once(overhead, ctx, iters, &t, &k);
     }
+    /* the adaptive stop: the samples so far, kept sorted */
+    double *sorted = NULL;
+    int prior = o->stop_prior ? o->stop_prior_n : 0;
+    if (rc == BL_OK && o->stop_rel_ci > 0.0 && o->stop_ranks) {
+        sorted = malloc(sizeof *sorted * (size_t)(prior + o->n_samples));
+        if (!sorted)
+            rc = bl_sys_error("malloc");
+        else if (prior > 0)
+            memcpy(sorted, o->stop_prior, sizeof *sorted * (size_t)prior);
+    }
     info->calibration_ns = now_ns() - c0;
 
     double start = now_ns();
@@ -445,11 +482,21 @@ int bl_measure(bl_body_fn body, bl_body_fn overhead, void *ctx,
             info->cpu_migrations++;
         prev_cpu = cpu;
         info->cpu_last = cpu;
-        if (bl_interrupted())
+        if (bl_interrupted()) {
             rc = BL_EINTR;
-        else if (o->max_total_ns > 0 && now_ns() - start > o->max_total_ns)
+            break;
+        }
+        if (sorted) {
+            int n = prior + i + 1;
+            insert_sorted(sorted, n - 1, ns[i]);
+            if (bl_rel_halfwidth(sorted, n, o->stop_ranks[n], o->stop_reciprocal)
+                <= o->stop_rel_ci)
+                break;
+        }
+        if (o->max_total_ns > 0 && now_ns() - start > o->max_total_ns)
             break;
     }
+    free(sorted);
     if (oh && info->n_samples > 0) { /* the median overhead, as reported */
         qsort(oh, (size_t)info->n_samples, sizeof *oh, cmp_double);
         int n = info->n_samples;

@@ -37,7 +37,7 @@ def params_text(params: dict) -> str:
 
 def summary(result: Result, label: str = "") -> dict:
     """One result in a row: the median with its 95 % interval (the
-    diagnostics' bootstrap), the samples, the spread, and whether it is
+    diagnostics' ``median_ci``), the samples, the spread, and whether it is
     stable, with the diagnostics' reasons where it is not."""
     lo, hi = result.median_ci95 or (float("nan"), float("nan"))
     why = result.diagnostics.get("unstable_detail") or result.diagnostics.get("unstable_reasons")

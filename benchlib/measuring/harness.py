@@ -6,6 +6,7 @@ samples; this module only decides how many and what to do with them."""
 from __future__ import annotations
 
 import datetime as _dt
+import functools
 import itertools
 import math
 import time
@@ -42,8 +43,10 @@ def _measure(bench: Benchmark, params: dict, profile: Profile, n_samples: int | 
     if n_samples is None and bench.n_samples_for is not None:
         n_samples = bench.n_samples_for(params, profile)
     machine = machine_info()  # before the run: load average as the run found it
+    rule = adaptive_stop(bench, params, profile)
+    stop = rule and rule(n_samples or profile.n_samples)   # its ranks' table made before t0
     t0 = time.monotonic()
-    out = _worker.call(bench.name, params, profile, n_samples, setup=setup)
+    out = _worker.call(bench.name, params, profile, n_samples, setup=setup, stop=stop)
     raw, ticks, ghz, info = out["ns"], out["ticks"], out["ghz"], out["info"]
     first, before, process = dict(info), out["before"], out["process"]
     migrations, adaptive = info["cpu_migrations"], None
@@ -51,6 +54,13 @@ def _measure(bench: Benchmark, params: dict, profile: Profile, n_samples: int | 
         # more batches at the calibrated iteration count, each timed in C
         cap = profile.time_cap_s or math.inf
         batches, reached = 1, False
+        # what one call costs besides its samples (set-up, warm-ups,
+        # calibration), in samples: a later batch pays it again, so it takes
+        # at least as many samples as that costs
+        sample_s = float(np.median(raw)) * first["iterations"] / 1e9 if raw else 0.0
+        call_s = time.monotonic() - t0
+        setup_samples = (math.ceil(max(0.0, call_s - len(raw) * sample_s) / sample_s)
+                         if sample_s > 0 else 0)
         while True:
             to_unit = [bench.to_unit(x, params) for x in raw]
             hw = rel_ci_halfwidth(to_unit)
@@ -61,10 +71,11 @@ def _measure(bench: Benchmark, params: dict, profile: Profile, n_samples: int | 
             # what fits in the time left at the pace so far (set-up included):
             # a benchmark that times whole runs itself may not stop at max_total_s
             fits = int(left / ((time.monotonic() - t0) / len(raw)))
-            out = _worker.call(bench.name, params, profile,
-                               _next_batch(len(raw), hw, profile, n_samples, fits),
+            batch = _next_batch(to_unit, profile, n_samples, fits, setup_samples)
+            out = _worker.call(bench.name, params, profile, batch,
                                iterations=first["iterations"],
-                               max_total_s=min(profile.max_total_s, left), setup=setup)
+                               max_total_s=min(profile.max_total_s, left), setup=setup,
+                               stop=rule and rule(batch, raw))
             raw = raw + out["ns"]
             ticks = ticks + out["ticks"] if ticks is not None and out["ticks"] is not None else None
             ghz = ghz + out["ghz"] if ghz is not None and out["ghz"] is not None else None
@@ -122,22 +133,80 @@ def _recorded(result: Result, recorder) -> Result:
 MAX_ADAPTIVE_SAMPLES = 100_000
 
 
-def _next_batch(n: int, halfwidth: float, profile: Profile, n_samples: int | None,
-                fits: int | None = None) -> int:
+def adaptive_stop(bench: Benchmark, params: dict, profile: Profile):
+    """The C core's adaptive stop for ``bench``, or None: a function of a
+    call's sample count (and the samples of earlier calls) that gives the
+    worker the rule (``rel_ci``, ``reciprocal``, ``ranks``), so that
+    bl_measure ends a call as soon as the median's interval of all the
+    samples so far is within the target, with no set-up built again for a
+    batch that was not needed.  The rule judges the samples in ns: it needs
+    the unit to be proportional to the time (us) or to its inverse (MB/s),
+    which ``to_unit`` at 1 and 2 ns says; otherwise None, and the harness's
+    batches alone decide.  A later call's samples are judged with the
+    earlier calls' (``prior``, in ns): the interval is of them all.  The
+    harness checks the interval again on the samples it gets back, so a
+    benchmark that ignores the rule only costs its whole batch."""
+    if not profile.target_rel_ci:
+        return None
+    try:
+        a, b = float(bench.to_unit(1.0, params)), float(bench.to_unit(2.0, params))
+    except (ArithmeticError, KeyError, TypeError, ValueError):
+        return None
+    if not (math.isfinite(a) and math.isfinite(b)) or a == 0:
+        return None
+    if math.isclose(b, 2 * a, rel_tol=1e-9):
+        reciprocal = False
+    elif math.isclose(b, a / 2, rel_tol=1e-9):
+        reciprocal = True
+    else:
+        return None
+
+    def rule(n: int, earlier=()) -> dict:
+        total = len(earlier) + n
+        return {"rel_ci": profile.target_rel_ci, "reciprocal": reciprocal,
+                "ranks": _rank_table(total)[:total + 1].tolist(), "prior": sorted(earlier)}
+    return rule
+
+
+@functools.lru_cache(maxsize=8)
+def _ranks_up_to(n_max: int):
+    from benchlib.stats.summary import median_ci_rank_table
+    return median_ci_rank_table(n_max, 0.95)
+
+
+def _rank_table(n: int):
+    """The 95 % ranks up to at least n (a power of two: a few tables serve
+    every batch)."""
+    return _ranks_up_to(1 << max(4, int(n).bit_length()))
+
+
+def _next_batch(samples, profile: Profile, n_samples: int | None,
+                fits: int | None = None, setup_samples: int = 0) -> int:
     """The size of an adaptive run's next batch: the samples the interval
-    still lacks (its half-width falls as one over the square root of the
-    count: n (hw / target)^2 in all, half again to spare), at least the
-    first batch's size.  Each batch is a call that builds its benchmark's
-    set-up again (a 64 MiB ring: 20-30 ms, the time of 40 to 60 samples of
-    0.5 ms; eight processes: 5-8 ms), and a half-width from 15 samples is itself
-    uncertain, so a batch too large costs less than one batch more.  A run
-    that needs 400 samples takes them in two or three calls, not thirty.
+    still lacks, half again to spare, at least the first batch's size.
+    How many it needs in all comes from the samples' robust spread (1.4826
+    times their median absolute deviation, sigma): the median's 95 %
+    interval spans about 1.96 x 1.2533 sigma / sqrt(n) either side of it
+    (1.2533 = sqrt(pi / 2), the median's standard error over the mean's),
+    so (1.96 x 1.2533 sigma / (target x median))^2 samples.  Not from the
+    interval so far: six samples' interval is their range, which one
+    outlier widens five-fold.  Each batch is a call that builds its
+    benchmark's set-up again (a 64 MiB buffer: 20-30 ms, the time of 10
+    samples of its read; eight processes: 5-8 ms), so a batch too large
+    costs less than one batch more: a batch takes at least
+    ``setup_samples``, what the first call cost besides its samples, in
+    samples (its set-up is then at most half of the batch's time).
     ``fits``: the samples the time left holds at the pace so far; a larger
     batch is cut to it (never below the first batch's size)."""
     first = n_samples or profile.n_samples
-    if not math.isfinite(halfwidth) or halfwidth <= 0:
+    x = np.asarray(samples, dtype=float)
+    n = x.size
+    med = float(np.median(x)) if n else math.nan
+    sigma = 1.4826 * float(np.median(np.abs(x - med))) if n else math.nan
+    if not (math.isfinite(med) and med and math.isfinite(sigma)):
         return first
-    lacking = math.ceil(1.5 * n * (halfwidth / profile.target_rel_ci) ** 2) - n
+    needed = (1.96 * 1.2533 * sigma / (profile.target_rel_ci * abs(med))) ** 2
+    lacking = max(math.ceil(1.5 * needed) - n, setup_samples)
     if fits is not None:
         lacking = min(lacking, fits)
     return int(min(max(lacking, first), MAX_ADAPTIVE_SAMPLES - n))

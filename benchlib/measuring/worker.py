@@ -163,11 +163,16 @@ def make_opts(profile, n_samples: int | None, cpu: int):
 
 
 def call_here(name: str, params: dict, profile, n_samples: int | None, iterations: int = 0,
-              max_total_s: float | None = None, kind: str = "process") -> dict:
+              max_total_s: float | None = None, kind: str = "process",
+              stop: dict | None = None) -> dict:
     """One call of the C core in this process, as plain data: ``ns``,
     ``ticks``, ``ghz`` (None where absent), ``info`` (bl_info's fields),
     ``cpu`` (as requested), ``extras``, ``rc``, ``error``, the snapshots
-    before and after and the process state around the loop."""
+    before and after and the process state around the loop.  ``stop``: the
+    C core's adaptive stop (``rel_ci``, ``reciprocal``, ``prior``: the
+    earlier calls' samples in ns, ``ranks``: one rank per sample count up
+    to theirs and this call's; see ``harness.adaptive_stop``), which a
+    benchmark whose samples bl_measure takes obeys and the others ignore."""
     from benchlib._native import ffi, lib
     from benchlib.measuring.process import Snapshot, process_state, thread_count
     from benchlib.measuring.registry import get_benchmark
@@ -180,6 +185,19 @@ def call_here(name: str, params: dict, profile, n_samples: int | None, iteration
     n = opts.n_samples
     ns, ticks, ghz = (ffi.new("double[]", n) for _ in range(3))
     opts.clock_ghz = ghz
+    ranks = prior = None      # alive until the call returns
+    if stop:
+        m = len(stop["prior"])
+        if len(stop["ranks"]) < m + n + 1:
+            raise ValueError(f"the adaptive stop has {len(stop['ranks'])} ranks for {m} + {n} "
+                             "samples")
+        ranks = ffi.new("int[]", stop["ranks"][:m + n + 1])
+        prior = ffi.new("double[]", sorted(stop["prior"]) or [0.0])
+        opts.stop_rel_ci = stop["rel_ci"]
+        opts.stop_reciprocal = int(stop["reciprocal"])
+        opts.stop_ranks = ranks
+        opts.stop_prior = prior
+        opts.stop_prior_n = m
     info = ffi.new("bl_info *")
     state = process_state()
     _process_facts()          # at once after the first call (the worker has it from its start)
@@ -329,23 +347,24 @@ def measuring_pid() -> int:
 
 
 def call(name: str, params: dict, profile, n_samples: int | None, iterations: int = 0,
-         max_total_s: float | None = None, setup: dict | None = None) -> dict:
+         max_total_s: float | None = None, setup: dict | None = None,
+         stop: dict | None = None) -> dict:
     """One call of the C core where the loop runs alone (see the module's
     docstring), in the worker made for ``setup`` when one is given; raises
-    as the C core's return code says."""
+    as the C core's return code says.  ``stop``: see ``call_here``."""
     key = setup_key(setup)
     if mode() == "process":
         if key:
             raise BenchlibError(f"per-process switches ({key}) need the measuring worker; "
                                 f"unset {MODE_ENV}")
-        out = call_here(name, params, profile, n_samples, iterations, max_total_s)
+        out = call_here(name, params, profile, n_samples, iterations, max_total_s, stop=stop)
         raise_for(out, name)
         return out
     with _lock:
         w = _running(key)
         try:
             status, payload = w.request(("call", name, params, profile, n_samples, iterations,
-                                         max_total_s))
+                                         max_total_s, stop))
         except KeyboardInterrupt:
             _forget(key)
             w.close(interrupt=True)
@@ -428,11 +447,11 @@ def serve(in_fd: int, out_fd: int) -> None:
                 return
             continue
         try:
-            _, name, params, profile, n_samples, iterations, max_total_s = req
+            _, name, params, profile, n_samples, iterations, max_total_s, stop = req
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always")
                 res = call_here(name, params, profile, n_samples, iterations, max_total_s,
-                                kind="worker")
+                                kind="worker", stop=stop)
             res["warnings"] = [(type(w.message).__name__, str(w.message)) for w in caught]
             reply = ("ok", res)
         except KeyboardInterrupt:

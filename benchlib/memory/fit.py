@@ -47,7 +47,7 @@ from benchlib.memory.segments import (_local_sigma, _median_by, _noise_sigma, ch
 from benchlib.memory.stride import access_model, fit_stride_chase
 from benchlib.memory.synthetic import synthetic_curve
 from benchlib.memory.walk import refit_with_walk
-from benchlib.stats.summary import bootstrap_median_ci
+from benchlib.stats.summary import median_ci
 
 __all__ = [
     "fit_memory", "Level", "MemoryFit", "MemoryData", "fit_levels", "choose_curve",
@@ -372,7 +372,7 @@ def _measured_latencies(fit: MemoryFit, latency: pd.DataFrame, clock: float) -> 
         if len(pts):
             ns = float(np.median(pts.latency_ns))
             mad = float(np.median(np.abs(pts.latency_ns - ns)))
-            lev = replace(lev, latency_ns=ns, latency_ns_ci95=bootstrap_median_ci(pts.latency_ns),
+            lev = replace(lev, latency_ns=ns, latency_ns_ci95=median_ci(pts.latency_ns),
                           latency_cycles=float(np.median(pts.latency_cycles)),
                           latency_ns_err=1.4826 * mad / np.sqrt(len(pts)))
         levels.append(lev)

@@ -2,21 +2,22 @@
 that turns measurements into a paper's columns.  Pure: no C calls.
 
 ``Measured(value, lo, hi)`` is one figure: the median of a result (``of_result``)
-or of a list of values (``of_samples``), with the percentile-bootstrap 95%
-interval of that median (``benchlib.stats.summary.bootstrap_median_ci``),
+or of a list of values (``of_samples``), with the distribution-free 95%
+interval of that median (``benchlib.stats.summary.median_ci``: two order
+statistics),
 and the reasons the diagnostics gave if a result behind it was flagged
 unstable.
 
 How an interval follows a figure:
 
 * scaling by a constant, or any monotone function of **one** measurement
-  (``m * 1e-3``, ``m.map(f)``): the endpoints are mapped.  The percentile
-  bootstrap commutes with monotone maps, so this is still the bootstrap
+  (``m * 1e-3``, ``m.map(f)``): the endpoints are mapped.  Order
+  statistics commute with monotone maps, so this is still the median's
   interval of the new figure, exactly.
 * a figure made of **two or more** measurements (a ratio, a difference, a
   geometric mean): interval arithmetic on the endpoints (the smallest and
   largest value the figure takes over the box of the inputs' intervals).
-  For independent inputs this contains the bootstrap interval of the
+  For independent inputs this contains the interval of the
   combination, so it is conservative (wider); it is marked ``propagated``.
 * a constant (a paper's figure, a MIPS rating given as a number) has no
   interval; its own uncertainty is not propagated.
@@ -34,13 +35,13 @@ from typing import Callable, Iterable, Sequence
 
 import numpy as np
 
-from benchlib.stats.summary import bootstrap_median_ci, interval_side
+from benchlib.stats.summary import interval_side, median_ci
 
 LO, HI, NOTE = "_ci95_lo", "_ci95_hi", "_ci95_note"
 SUFFIXES = (LO, HI, NOTE)
 MARK_UNSTABLE = "†"     # a result behind the figure was flagged unstable
 MARK_PROPAGATED = "‡"   # interval of several measurements, from their endpoints
-LEGEND = ("[lo, hi]: 95% bootstrap interval of the median measured here; "
+LEGEND = ("[lo, hi]: 95% interval of the median measured here (two order statistics); "
           f"{MARK_PROPAGATED} interval propagated from two or more measurements by their "
           f"endpoints (conservative); {MARK_UNSTABLE} a result flagged unstable by its "
           "diagnostics (see benchlib.stats.noise)")
@@ -107,7 +108,7 @@ class Measured:
     # ---------------------------------------------------------- arithmetic
     def map(self, f: Callable[[float], float]) -> "Measured":
         """A monotone function of this one figure: the endpoints mapped (the
-        bootstrap interval of f(median), exactly)."""
+        median's interval of f(samples), exactly)."""
         a, b = f(self.lo), f(self.hi)
         return replace(self, value=f(self.value), lo=min(a, b), hi=max(a, b))
 
@@ -121,7 +122,7 @@ class Measured:
             corners = [op(x, y) for x in (a.lo, a.hi) for y in (b.lo, b.hi)]
             lo, hi = ((math.nan, math.nan) if any(map(math.isnan, corners))
                       else (min(corners), max(corners)))
-        # one measurement through a monotone map stays a bootstrap interval;
+        # one measurement through a monotone map keeps its exact interval;
         # two or more combined by their endpoints are marked
         several = not a.is_exact and not b.is_exact
         return Measured(op(a.value, b.value), lo, hi, _union(a.unstable, b.unstable),
@@ -172,14 +173,14 @@ def exact(value: float) -> Measured:
 
 
 def of_samples(samples: Sequence[float], unstable: Iterable[str] = ()) -> Measured:
-    """The median of ``samples`` and its bootstrap 95% interval."""
+    """The median of ``samples`` and its 95% interval (``median_ci``)."""
 
     x = np.asarray(samples, dtype=float)
     x = x[~np.isnan(x)]
     if x.size < 2:   # nothing to resample: no interval
         v = float(x[0]) if x.size else math.nan
         return Measured(v, math.nan, math.nan, tuple(unstable))
-    lo, hi = bootstrap_median_ci(x)
+    lo, hi = median_ci(x)
     return Measured(float(np.median(x)), lo, hi, tuple(unstable))
 
 

@@ -20,7 +20,7 @@ from typing import Sequence
 
 import numpy as np
 
-from benchlib.stats.summary import bootstrap_median_ci
+from benchlib.stats.summary import median_ci
 
 THRESHOLDS = {"min_samples": 5, "max_rel_stdev": 0.10, "max_steal_fraction": 0.02,
               "max_clock_change": 0.05}
@@ -37,11 +37,11 @@ def clock_before_after(clock_ghz: Sequence[float] | None) -> tuple[float | None,
 
 
 def sample_statistics(samples: Sequence[float]) -> dict:
-    """The samples' own part of the diagnostics: 95% bootstrap interval of the
-    median, its relative half-width, relative stdev and IQR."""
+    """The samples' own part of the diagnostics: the median's 95% interval
+    (``median_ci``), its relative half-width, relative stdev and IQR."""
     x = np.asarray(samples, dtype=float)
     med = float(np.median(x))
-    lo, hi = bootstrap_median_ci(x)
+    lo, hi = median_ci(x)
     mean = float(np.mean(x))
     rel_stdev = float(np.std(x, ddof=1) / abs(mean)) if x.size > 1 and mean else 0.0
     q1, q3 = np.percentile(x, [25, 75])

@@ -92,9 +92,79 @@ def bootstrap_medians(samples: Sequence[float], n_boot: int = N_BOOTSTRAP,
     return resampled[:, k] if x.size % 2 else (resampled[:, k - 1] + resampled[:, k]) / 2
 
 
-def rel_ci_halfwidth(samples: Sequence[float], confidence: float = 0.95, seed: int = 0) -> float:
-    """Half the bootstrap interval of the median over the median (0.03 = 3%)."""
-    lo, hi = bootstrap_median_ci(samples, confidence, seed=seed)
+# ------------------------------------------------- the median's interval
+
+def median_ci_rank_table(n_max: int, confidence: float = 0.95) -> np.ndarray:
+    """k for every sample count 0..n_max (:func:`median_ci_ranks`), 0 where
+    no interval at that confidence exists (fewer than 6 samples at 95 %):
+    the table the C core's adaptive stop reads (``bl_opts.stop_ranks``).
+    Each k is found among eight candidates around the normal
+    approximation n/2 - z sqrt(n)/2, by the binomial CDF itself."""
+    from scipy.special import bdtr, ndtri   # without scipy.stats' import time
+
+    if not 0 < confidence < 1:
+        raise ValueError(f"confidence must be between 0 and 1; got {confidence}")
+    tail = 0.5 * (1 - confidence)
+    n = np.arange(1, int(n_max) + 1)
+    z = float(ndtri(1 - tail))
+    j0 = np.maximum(0, np.floor(n / 2 - z * np.sqrt(n) / 2).astype(int) - 3)
+    j = j0[:, None] + np.arange(8)
+    ok = (bdtr(j, n[:, None], 0.5) <= tail) & (j <= (n // 2)[:, None])
+    k = np.maximum(1, j0 + ok.sum(axis=1))      # the j below j0 are all inside
+    cover = 1.0 - 2.0 * bdtr(k - 1, n, 0.5)
+    table = np.zeros(int(n_max) + 1, dtype=np.int32)
+    table[1:] = np.where(cover >= confidence, k, 0)
+    return table
+
+
+def median_ci_ranks(n: int, confidence: float = 0.95) -> tuple[int, int, float]:
+    """The ranks (1-based) of the order statistics that bound the median's
+    distribution-free interval from ``n`` samples, and its exact coverage:
+    [x(k), x(n-k+1)] for the largest k with P(Binomial(n, 1/2) <= k-1) <=
+    (1-c)/2, so that the coverage 1 - 2 P(Bin <= k-1) is at least c for
+    any continuous distribution (the textbook interval for a median:
+    Le Boudec, *Performance Evaluation of Computer and Communication
+    Systems*, 2010, section 2.2; Hoefler and Belli, SC'15).  Six samples
+    are the fewest with a 95 % interval (their range, 96.9 %); from fewer
+    the range is returned with its lower coverage (93.8 % at 5, 75 % at 3).
+    One sample: (1, 1, 0)."""
+    from scipy.special import bdtr
+
+    if n < 1:
+        raise ValueError("median_ci_ranks needs at least one sample")
+    if not 0 < confidence < 1:
+        raise ValueError(f"confidence must be between 0 and 1; got {confidence}")
+    j = np.arange(0, n // 2 + 1)
+    tail = bdtr(j, n, 0.5)                       # P(Bin(n, 1/2) <= j)
+    k = max(1, int(np.count_nonzero(tail <= (1 - confidence) / 2)))
+    cover = 1.0 - 2.0 * float(bdtr(k - 1, n, 0.5)) if n > 1 else 0.0
+    return k, n - k + 1, cover
+
+
+def median_ci(samples: Sequence[float], confidence: float = 0.95) -> tuple[float, float]:
+    """The median's distribution-free interval (:func:`median_ci_ranks`): two
+    order statistics of the samples, exact for any continuous distribution
+    and conservative for tied or discrete ones (a clock's ticks), where a
+    percentile bootstrap of a median undercovers below a few dozen samples
+    (about 92 % for 15 samples of a skewed distribution,
+    ``tests/test_summary.py``).  The one interval of a median of
+    independent values: a result's samples, the stopping rule of an
+    adaptive run, a figure's interval (``benchlib.stats.intervals``)."""
+    x = np.sort(np.asarray(samples, dtype=float))
+    if x.size == 0 or not np.all(np.isfinite(x)):
+        raise ValueError("median_ci needs finite values (no samples, or a NaN or inf)")
+    k, m, _ = median_ci_ranks(x.size, confidence)
+    return float(x[k - 1]), float(x[m - 1])
+
+
+def rel_ci_halfwidth(samples: Sequence[float], confidence: float = 0.95) -> float:
+    """Half the median's interval (:func:`median_ci`) over the median (0.03 =
+    3%); infinite when the samples are too few to give an interval at that
+    confidence (fewer than 6 at 95 %), so that an adaptive run never stops
+    on the range of three samples."""
+    if median_ci_ranks(len(samples), confidence)[2] < confidence:
+        return float("inf")
+    lo, hi = median_ci(samples, confidence)
     med = float(np.median(samples))
     return float((hi - lo) / 2 / abs(med)) if med else float("inf")
 

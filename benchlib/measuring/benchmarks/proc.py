@@ -107,14 +107,29 @@ def _timing_argv(o) -> list[str]:
     return [str(o.n_samples), str(o.n_warmup), repr(o.target_sample_ns), repr(o.max_total_ns)]
 
 
+def _stop_text(o) -> str | None:
+    """The adaptive stop in ``o`` (bl_opts.stop_*) as proc_runner reads it
+    on stdin, or None when there is none."""
+    ffi = _ffi()
+    if not o.stop_rel_ci > 0 or o.stop_ranks == ffi.NULL:
+        return None
+    m = o.stop_prior_n if o.stop_prior != ffi.NULL else 0
+    return " ".join([repr(o.stop_rel_ci), str(o.stop_reciprocal), str(m),
+                     *(repr(o.stop_prior[i]) for i in range(m)),
+                     *(str(o.stop_ranks[i]) for i in range(m + o.n_samples + 1))]) + "\n"
+
+
 def _in_proc_runner(argv: list[str], name: str, o, ns, tk, info) -> int:
     """Run proc_runner with ``argv`` and copy what it reports (its
-    library call's bl_info and samples) into the harness's arrays."""
+    library call's bl_info and samples) into the harness's arrays; the
+    adaptive stop, if ``o`` has one, goes to it on stdin."""
     ffi = _ffi()
-    args = [proc_runner(), *argv]
-    p = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    stop = _stop_text(o)
+    args = [proc_runner(), *argv] + (["-"] if stop else [])
+    p = subprocess.Popen(args, stdin=subprocess.PIPE if stop else subprocess.DEVNULL,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        out, err = p.communicate()
+        out, err = p.communicate(stop)
     except KeyboardInterrupt:
         # The runner stops between processes, reaps its child and exits.
         p.send_signal(signal.SIGINT)
