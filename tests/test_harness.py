@@ -418,6 +418,15 @@ def test_the_c_core_stops_a_batch_at_the_interval():
     earlier = [out["ns"][0]] * 100
     out = worker.call("syscall", params, loose, 15, stop=rule(15, earlier))
     assert len(out["ns"]) == 1
+    # earlier samples that drifted (the first 30 of 100 a fifth lower): an
+    # interval within +-3 % at once, but the halves disagree until new
+    # samples outweigh the first 30 in the first half (about 20 of them)
+    v = sorted(out["ns"] + earlier)[50]
+    settling = [0.8 * v] * 30 + [v] * 70
+    tight = adaptive_profile("smoke", 0.03)
+    out = worker.call("syscall", params, tight, 40,
+                      stop=adaptive_stop(bench, params, tight)(40, settling))
+    assert len(out["ns"]) > 10
     # a unit that is neither proportional nor inverse to the time: no stop in C
     odd = dataclasses.replace(bench, to_unit=lambda ns, p: ns ** 2)
     assert adaptive_stop(odd, params, loose) is None

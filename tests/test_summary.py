@@ -118,3 +118,32 @@ def test_the_c_stop_rule_is_the_half_width(reciprocal):
         assert got == pytest.approx(want, rel=1e-12) if math.isfinite(want) else got == math.inf
     assert lib.bl_rel_halfwidth(ffi.new("double[]", [-1.0, 1.0, 2.0, 3.0, 4.0, 5.0]), 6, 1, 1) \
         == math.inf                         # a time that is not positive has no inverse
+
+
+def test_the_halves_agree_on_iid_samples_and_not_on_a_drift():
+    from benchlib.stats.summary import halves_agree
+    rng = np.random.default_rng(5)
+    # iid samples at the moment their interval reaches +-3 %: most pass
+    passed = []
+    for _ in range(400):
+        x = rng.lognormal(0, 0.1, 60)
+        if rel_ci_halfwidth(x) <= 0.03:
+            passed.append(halves_agree(x, 0.03))
+    assert len(passed) > 50 and np.mean(passed) >= 0.9
+    # a run whose first 25 of 60 samples read 12 % lower: not settled
+    drift = np.concatenate([rng.normal(3.1, 0.02, 25), rng.normal(3.5, 0.02, 35)])
+    assert not halves_agree(drift, 0.03)
+    assert halves_agree([1.0, 1.01, 0.99, 1.0], 0.03) and not halves_agree([1.0], 0.03)
+
+
+@pytest.mark.parametrize("reciprocal", [False, True])
+def test_the_c_drift_guard_is_the_halves_test(reciprocal):
+    from benchlib._native import ffi, lib
+    from benchlib.stats.summary import halves_agree
+    rng = np.random.default_rng(11)
+    for n in [2, 3, 7, 8, 31, 64]:
+        for shift in (0.0, 0.02, 0.05, 0.2):
+            ns = rng.lognormal(3, 0.02, n) * np.where(np.arange(n) < n // 2, 1.0 - shift, 1.0)
+            unit = 1e3 / ns if reciprocal else ns / 1e3
+            got = lib.bl_halves_agree(ffi.new("double[]", ns.tolist()), n, 0.03, int(reciprocal))
+            assert bool(got) == halves_agree(unit, 0.03), (n, shift)

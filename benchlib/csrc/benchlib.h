@@ -47,10 +47,11 @@ typedef struct {
     /* The adaptive stop (bl_measure's samples; 0: off): after each sample,
      * stop once the median's interval, the order statistics k and n-k+1 of
      * the n samples so far with the stop_prior_n earlier ones (ascending,
-     * ns; k = stop_ranks[n]; 0: no interval from n), is within stop_rel_ci
-     * of the median, in the benchmark's unit (stop_reciprocal: a unit
-     * inversely proportional to the time, as MB/s).  bl_rel_halfwidth is
-     * the rule. */
+     * ns, in time order; k = stop_ranks[n]; 0: no interval from n), is
+     * within stop_rel_ci of the median, in the benchmark's unit
+     * (stop_reciprocal: a unit inversely proportional to the time, as
+     * MB/s), and the samples' two halves agree (bl_halves_agree).
+     * bl_rel_halfwidth is the rule. */
     double stop_rel_ci;
     int stop_reciprocal;
     const int *stop_ranks;    /* stop_prior_n + n_samples + 1 entries */
@@ -96,6 +97,14 @@ int bl_online_cpus(void);
  * k < 1 or the median is 0 (or, reciprocal, a value is not positive).
  * benchlib.stats.summary.rel_ci_halfwidth on the same values, in C. */
 double bl_rel_halfwidth(const double *sorted, int n, int k, int reciprocal);
+
+/* The adaptive stop's guard against drift: 1 when the medians of the first
+ * and the last n/2 of n samples (in time order) differ by at most 2 rel of
+ * the median of all, in the unit (reciprocal as above), else 0: iid
+ * samples whose interval has just reached rel pass it 95 % of the time, a
+ * run still settling (its first samples faster or slower than its later
+ * ones) does not.  benchlib.stats.summary.halves_agree, in C. */
+int bl_halves_agree(const double *x, int n, double rel, int reciprocal);
 
 /* syscall.c: kernel entry and exit, one call of `op` per iteration. */
 enum {

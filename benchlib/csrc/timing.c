@@ -368,6 +368,30 @@ double bl_rel_halfwidth(const double *s, int n, int k, int reciprocal)
     return med != 0.0 ? (hi - lo) / 2.0 / fabs(med) : INFINITY;
 }
 
+/* The median of m values of x (1/x if reciprocal), sorting tmp. */
+static double median_of(const double *x, int m, int reciprocal, double *tmp)
+{
+    for (int i = 0; i < m; i++)
+        tmp[i] = reciprocal ? 1.0 / x[i] : x[i];
+    qsort(tmp, (size_t)m, sizeof *tmp, cmp_double);
+    return m % 2 ? tmp[m / 2] : 0.5 * (tmp[m / 2 - 1] + tmp[m / 2]);
+}
+
+int bl_halves_agree(const double *x, int n, double rel, int reciprocal)
+{
+    if (n < 2)
+        return 0;
+    double *tmp = malloc(sizeof *tmp * (size_t)n);
+    if (!tmp)
+        return 0;
+    int h = n / 2;
+    double all = median_of(x, n, reciprocal, tmp);
+    double first = median_of(x, h, reciprocal, tmp);
+    double last = median_of(x + (n - h), h, reciprocal, tmp);
+    free(tmp);
+    return fabs(first - last) <= 2.0 * rel * fabs(all);
+}
+
 /* Insert x into the ascending s[0..n-1] (room for one more). */
 static void insert_sorted(double *s, int n, double x)
 {
@@ -441,14 +465,18 @@ int bl_measure(bl_body_fn body, bl_body_fn overhead, void *ctx,
             rc = time_once(overhead, ctx, iters, &t, &k);
     }
     /* the adaptive stop: the samples so far, kept sorted */
-    double *sorted = NULL;
+    double *sorted = NULL, *timed = NULL;   /* the earlier samples, then these */
     int prior = o->stop_prior ? o->stop_prior_n : 0;
     if (rc == BL_OK && o->stop_rel_ci > 0.0 && o->stop_ranks) {
         sorted = malloc(sizeof *sorted * (size_t)(prior + o->n_samples));
-        if (!sorted)
+        timed = malloc(sizeof *timed * (size_t)(prior + o->n_samples));
+        if (!sorted || !timed)
             rc = bl_sys_error("malloc");
-        else if (prior > 0)
+        else if (prior > 0) {
+            memcpy(timed, o->stop_prior, sizeof *timed * (size_t)prior);
             memcpy(sorted, o->stop_prior, sizeof *sorted * (size_t)prior);
+            qsort(sorted, (size_t)prior, sizeof *sorted, cmp_double);
+        }
     }
     info->calibration_ns = now_ns() - c0;
 
@@ -489,14 +517,17 @@ int bl_measure(bl_body_fn body, bl_body_fn overhead, void *ctx,
         if (sorted) {
             int n = prior + i + 1;
             insert_sorted(sorted, n - 1, ns[i]);
+            timed[n - 1] = ns[i];
             if (bl_rel_halfwidth(sorted, n, o->stop_ranks[n], o->stop_reciprocal)
-                <= o->stop_rel_ci)
+                <= o->stop_rel_ci
+                && bl_halves_agree(timed, n, o->stop_rel_ci, o->stop_reciprocal))
                 break;
         }
         if (o->max_total_ns > 0 && now_ns() - start > o->max_total_ns)
             break;
     }
     free(sorted);
+    free(timed);
     if (oh && info->n_samples > 0) { /* the median overhead, as reported */
         qsort(oh, (size_t)info->n_samples, sizeof *oh, cmp_double);
         int n = info->n_samples;

@@ -35,7 +35,7 @@ def _measure(bench: Benchmark, params: dict, profile: Profile, n_samples: int | 
     iteration count until the median is known well enough."""
     from benchlib.measuring import worker as _worker
     from benchlib.measuring import diagnostics
-    from benchlib.stats.summary import rel_ci_halfwidth
+    from benchlib.stats.summary import halves_agree, rel_ci_halfwidth
     from benchlib.measuring.metadata import provenance
 
     if n_samples is not None and n_samples < 1:
@@ -64,7 +64,7 @@ def _measure(bench: Benchmark, params: dict, profile: Profile, n_samples: int | 
         while True:
             to_unit = [bench.to_unit(x, params) for x in raw]
             hw = rel_ci_halfwidth(to_unit)
-            reached = hw <= profile.target_rel_ci
+            reached = hw <= profile.target_rel_ci and halves_agree(to_unit, profile.target_rel_ci)
             left = cap - (time.monotonic() - t0)
             if reached or left <= 0 or len(raw) >= MAX_ADAPTIVE_SAMPLES:
                 break
@@ -142,7 +142,8 @@ def adaptive_stop(bench: Benchmark, params: dict, profile: Profile):
     batch that was not needed.  The rule judges the samples in ns: it needs
     the unit to be proportional to the time (us) or to its inverse (MB/s),
     which ``to_unit`` at 1 and 2 ns says; otherwise None, and the harness's
-    batches alone decide.  A later call's samples are judged with the
+    batches alone decide.  Both stop only where the samples' two halves
+    agree (``summary.halves_agree``): a run still settling goes on.  A later call's samples are judged with the
     earlier calls' (``prior``, in ns): the interval is of them all.  The
     harness checks the interval again on the samples it gets back, so a
     benchmark that ignores the rule only costs its whole batch."""
@@ -164,7 +165,7 @@ def adaptive_stop(bench: Benchmark, params: dict, profile: Profile):
     def rule(n: int, earlier=()) -> dict:
         total = len(earlier) + n
         return {"rel_ci": profile.target_rel_ci, "reciprocal": reciprocal,
-                "ranks": _rank_table(total)[:total + 1].tolist(), "prior": sorted(earlier)}
+                "ranks": _rank_table(total)[:total + 1].tolist(), "prior": list(earlier)}
     return rule
 
 

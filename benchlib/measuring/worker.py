@@ -192,7 +192,7 @@ def call_here(name: str, params: dict, profile, n_samples: int | None, iteration
             raise ValueError(f"the adaptive stop has {len(stop['ranks'])} ranks for {m} + {n} "
                              "samples")
         ranks = ffi.new("int[]", stop["ranks"][:m + n + 1])
-        prior = ffi.new("double[]", sorted(stop["prior"]) or [0.0])
+        prior = ffi.new("double[]", list(stop["prior"]) or [0.0])
         opts.stop_rel_ci = stop["rel_ci"]
         opts.stop_reciprocal = int(stop["reciprocal"])
         opts.stop_ranks = ranks
