@@ -48,12 +48,16 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--json", default=None)
+    ap.add_argument("--only", nargs="*", default=None,
+                    help="only the cases whose benchmark or parameters contain one of these")
     args = ap.parse_args()
+    cases = [c for c in CASES if not args.only
+             or any(w in c[0] + json.dumps(c[1]) for w in args.only)]
     trees = {"old": args.old, "new": args.new}
     rng = random.Random(1)
     res: dict = {}
     for _ in range(args.rounds):
-        for name, params in CASES:
+        for name, params in cases:
             order = list(trees)
             rng.shuffle(order)
             for t in order:
