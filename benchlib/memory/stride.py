@@ -63,7 +63,8 @@ table's ``placement`` "size", the default: the typical placement's model,
 levels also chosen under the mean); 87 %, 92 % and 20 where the sizes are
 prefixes of one array ("curve": the mean model).  The Alpha 21164's 96 KiB
 3-way S-cache on four page colours is missed in both.  A fit of 6-8
-strides takes 1-10 s (the recorded EPYC folder 8-12 s of CPU); see
+strides takes 1-10 s, 12-18 s where strides 1024 and 4096 are each fitted
+alone too (:func:`_paged_strides_out`: lmbench3's recorded folders); see
 docs/memory.md.
 
 Pure: a function of DataFrames."""
@@ -96,6 +97,10 @@ FLAT_RISE = 1.09
 #: every 4 loads or more on 4 KiB pages) may be the TLB's reach, not a
 #: cache: with smaller strides in the figure, one of them must need it.
 TLB_STRIDE = 1024
+#: With at least this many strides below TLB_STRIDE that are not flat, the
+#: strides from TLB_STRIDE up place capacities only if, each fitted alone,
+#: they agree with each other (:func:`_paged_strides_out`).
+PAGED_WITNESSES = 2
 #: The stride fit keeps adjacent levels at least this factor apart: every
 #: machine we simulate has its levels x4 or more apart (8 KiB
 #: -> 96 KiB on the Alpha 21164, 32 KiB -> 512 KiB on Zen 3, 256 KiB -> 8
@@ -121,6 +126,47 @@ MAX_LEVELS = 5
 FIRST_LEVEL_MAX = 1 << 20
 
 
+def _agree(mine: list, theirs: list, lo: float, hi: float) -> bool:
+    """Whether every level of ``mine`` has a level of ``theirs`` whose 95 %
+    interval overlaps its own, and every level of ``theirs`` inside the
+    sizes lo..hi one of ``mine`` (two fits of one cache, level by level)."""
+    def overlaps(a, b):
+        return a.size_bytes_low <= b.size_bytes_high and b.size_bytes_low <= a.size_bytes_high
+    return (all(any(overlaps(a, b) for b in theirs) for a in mine)
+            and all(any(overlaps(b, a) for a in mine) for b in theirs
+                    if lo <= b.size_bytes <= hi))
+
+
+def _paged_strides_out(df: pd.DataFrame, use: dict) -> list[int]:
+    """The strides of a TLB miss every 4 loads or more (TLB_STRIDE and up)
+    that place no capacity: all of them, where PAGED_WITNESSES smaller
+    strides show steps and two of them, each fitted alone, disagree on the
+    levels in the sizes both cover (:func:`_agree`).  Such curves carry
+    the TLB's own steps and a prefetcher that follows pages, which the
+    cache model lacks, and then say different things at every stride:
+    alone, lmbench3's recorded curves read the Zen 4 guest's levels as 64
+    KiB, 2814 KiB and 73 MiB at 1024 bytes and as 32 KiB, 384 KiB and 14
+    MiB at 4096, the Zen 3 guest's L1 as 16 and 4 KiB; jointly with the
+    others they pulled the Zen 4 L2 from 1117 KiB to 1448 (docs/memory.md).
+    On the simulated machines, which have no TLB, the large strides agree
+    with each other and stay: there they are the clean witnesses of a level
+    that a prefetcher hides in part at the smaller strides."""
+    paged = sorted(st for st in use if st >= TLB_STRIDE)
+    small = [st for st in use if st < TLB_STRIDE]
+    if len(paged) < 2 or len(small) < PAGED_WITNESSES:
+        return []
+    st_col = df["stride_bytes"].astype(float).round().astype(np.int64)
+    alone = {st: [lv for lv in fit_stride_chase(df[st_col == st])[0] if lv.size_bytes]
+             for st in paged}
+    for a, b in zip(paged, paged[1:]):
+        sa, sb = use[a]["size_bytes"], use[b]["size_bytes"]
+        lo, hi = max(float(sa.min()), float(sb.min())), min(float(sa.max()), float(sb.max()))
+        in_a = [lv for lv in alone[a] if lo <= lv.size_bytes <= hi]
+        if not _agree(in_a, alone[b], lo, hi):
+            return paged
+    return []
+
+
 @dataclass
 class StrideFit:
     """What the stride fit found (beside the levels it returns)."""
@@ -130,6 +176,7 @@ class StrideFit:
     steps: dict = field(default_factory=dict)    # level name -> {stride: step ratio}
     reduced_chi2: float = 1.0
     stride_used: int = 0
+    paged_out: list = field(default_factory=list)   # paged strides that place no capacity
 
 
 def _place(data, fixed, k, grid, coarse=False, passes=3):
@@ -393,6 +440,8 @@ def fit_stride_chase(df: pd.DataFrame, line_bytes: int | None = None
         if np.median(y[-k:]) - np.median(y[:k]) < max(math.log(FLAT_RISE), 4 * sig):
             flat.append(st)
     use = {st: c for st, c in curves.items() if st not in flat} or curves
+    paged_out = _paged_strides_out(df, use)
+    use = {st: c for st, c in use.items() if st not in paged_out}
     placement = placement_of(df)
     data = _Data(use, line, typical=placement == "size")
     S = len(data.strides)
@@ -448,7 +497,8 @@ def fit_stride_chase(df: pd.DataFrame, line_bytes: int | None = None
             break
         fixed = _refine(data, fixed[:bad[0]] + fixed[bad[0] + 1:], wide=True)
         fixed = _refine(data, fixed)
-    info = StrideFit(strides=sorted(curves), flat=sorted(flat), reduced_chi2=float(red))
+    info = StrideFit(strides=sorted(curves), flat=sorted(flat), reduced_chi2=float(red),
+                     paged_out=[int(s) for s in paged_out])
     # the stride whose latencies the levels report: the smallest that shows
     # every level (no prefetcher hides any), else the one with the largest
     # total rise
@@ -494,6 +544,11 @@ def fit_stride_chase(df: pd.DataFrame, line_bytes: int | None = None
             levels.append(Level(name="memory", size_bytes=None, size_bytes_low=None,
                                 size_bytes_high=None, latency_ns=float(lats[k]),
                                 latency_ns_err=err, latency_cycles=None, n_points=max(npts, 2)))
+    if paged_out:
+        notes.append("stride " + ", ".join(map(str, paged_out)) + ": a TLB miss every 4 loads "
+                     "or more (4 KiB pages); each fitted alone, they disagree on the levels "
+                     "(the TLB's own steps and a prefetcher that follows pages are not in the "
+                     "cache model), so no capacity or latency from them")
     if flat:
         notes.append("stride " + ", ".join(map(str, sorted(flat))) + ": a flat curve, every "
                      "level prefetch-hidden (a stream prefetcher follows these strides); no "

@@ -135,9 +135,9 @@ def test_the_recorded_epyc_folder_is_fitted_as_a_stride_chase():
     assert fit.line_size_bytes is None          # the strides' reading (512) is no line
 
 
-@pytest.mark.xfail(strict=True, reason="the EPYC L2's transition is broader than the model's "
-                   "8-way shapes: the fit reads 418-428 KiB (-18 %), its interval holding 512")
 def test_the_recorded_epyc_folder_reads_l2_within_10_percent():
+    # 431 KiB (-16 %) with strides 1024 and 4096, an expected failure until
+    # session 22; 483 KiB (-5.6 %) from strides 64-512
     (_, l2, _) = _caches(_epyc_folder_fit())
     assert l2.size_bytes == pytest.approx(EPYC_L2, rel=0.10)
 
@@ -166,6 +166,31 @@ def test_the_recorded_zen4_folder_has_l1_and_one_last_level_and_no_line():
     assert 4 * M < l3.size_bytes <= 32 * M
     assert fit.line_size_bytes is None and fit.line["strides_prefetch_served"]
     assert any("unusable here" in n and "into L1" in n for n in fit.notes)
+
+
+@pytest.mark.parametrize("folder", ["zen4", "epyc"])
+def test_the_recorded_folders_read_l2_within_10_percent_without_the_paged_strides(folder):
+    """Strides 1024 and 4096, each fitted alone, disagree on the levels
+    (the TLB's steps and a page-following prefetcher are not in the cache
+    model): they place no capacity, and the L2 is read from strides
+    64-512 (Zen 4: 1448 KiB with them, 1117 without; sysfs 1024)."""
+    fit = _zen4_folder_fit() if folder == "zen4" else _epyc_folder_fit()
+    l2 = _caches(fit)[1]
+    truth = ZEN4_L2 if folder == "zen4" else EPYC_L2
+    assert l2.size_bytes == pytest.approx(truth, rel=0.10)
+    assert l2.size_bytes_low <= truth <= l2.size_bytes_high
+    assert any("stride 1024, 4096: a TLB miss every 4 loads" in n for n in fit.notes)
+
+
+def test_paged_strides_that_agree_stay():
+    """On a simulated machine (no TLB) strides 1024 and 4096, fitted alone,
+    agree with each other: none is left out."""
+    from benchlib.memory.stride import _paged_strides_out
+    from benchlib.memory.stride_model import _curves
+    m = next(x for x in cs.MODERN_STRIDE if x.name == "client_noprefetch")
+    df = cs.stride_figure(m, (64, 128, 256, 512, 1024, 4096), max_bytes=int(4 * max(m.truth_sizes())),
+                          noise=0.01, seed=100, placed="size")
+    assert _paged_strides_out(df, _curves(df)) == []
 
 
 @pytest.mark.parametrize("folder", ["zen4", "epyc"])
