@@ -44,7 +44,8 @@ from benchlib.memory.hierarchy import Associativity, Level, MemoryFit, Revisit
 from benchlib.memory.kept import Kept
 from benchlib.memory.segments import (_local_sigma, _median_by, _noise_sigma, check_columns,
                                       fastest_samples)
-from benchlib.memory.stride import access_model, fit_stride_chase
+from benchlib.memory.access import access_model
+from benchlib.memory.stride import fit_stride_chase
 from benchlib.memory.synthetic import synthetic_curve
 from benchlib.memory.walk import refit_with_walk
 from benchlib.stats.summary import median_ci
