@@ -454,6 +454,20 @@ LMBENCH_US = [
 # measuring process (docs/peers.md: where the ring is forked moves the
 # 8 x 16 KB hop)
 LMBENCH_CTX = [(2, 0, "small"), (8, 16, "small"), (8, 16, "interpreter")]
+#: What a ring with a footprint times differently, measured: at 0 KB the
+#: 8-process rings agree (benchlib / lat_ctx 0.93-0.97), and 16 KB a process
+#: adds 0.22-0.28 us a hop to lat_ctx's figure and 0.0-0.15 to benchlib's,
+#: their hot sums (the overheads each subtracts) alike (1.02-1.04 and
+#: 0.96-1.01 us): the refill of each process's 16 KB from L2 after a switch
+#: is overlapped by benchlib's four-chain sum and not by lat_ctx's loop.
+#: Ratios at 16 KB 0.856-0.930 over 12 alternated rounds (bash
+#: bench/ring_footprint/run.sh, Zen 4 guest, 2026-11-28, docs/peers.md).
+RING_FOOTPRINT = ("the summing loop after a switch: at 0 KB the 8-process rings agree "
+                  "(0.93-0.97); 16 KB a process adds 0.22-0.28 us a hop to lat_ctx's figure "
+                  "and 0.0-0.15 to benchlib's, their hot sums alike, so lat_ctx's loop pays the "
+                  "refill from L2 that benchlib's four chains overlap (bash "
+                  "bench/ring_footprint/run.sh, Zen 4 guest 2026-11-28)")
+RING_FOOTPRINT_RANGE = (0.85, 0.93)
 #: mem_latency's stride chase against lat_mem_rd's (MiB, stride) beyond the
 #: L2s we know, where prefetchers decide the figure.  Each load instruction
 #: of a chase loop takes every n-th load of the chain, n the loop's loads
@@ -563,6 +577,8 @@ def lmbench_pairs(t: Tools) -> list[Pair]:
             lambda n=n, kb=kb: t.timed(lambda: t.lmbench_ctx_us(kb, n)), "lmbench3",
             "benchlib run context_switch " + " ".join(f"-p {p}" for p in params),
             f"lat_ctx -N 5 -s {kb} {n}",
+            explained=RING_FOOTPRINT if kb else "",
+            explained_range=RING_FOOTPRINT_RANGE if kb else None,
             explained_by=(_label("context_switch", base + ("parent=small",), "lat_ctx", peer)
                           if parent != "small" else "")))
     for size_mb, stride, flags in LMBENCH_MEM:
