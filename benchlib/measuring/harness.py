@@ -143,10 +143,11 @@ def adaptive_stop(bench: Benchmark, params: dict, profile: Profile):
     the unit to be proportional to the time (us) or to its inverse (MB/s),
     which ``to_unit`` at 1 and 2 ns says; otherwise None, and the harness's
     batches alone decide.  Both stop only where the samples' two halves
-    agree (``summary.halves_agree``): a run still settling goes on.  A later call's samples are judged with the
-    earlier calls' (``prior``, in ns): the interval is of them all.  The
-    harness checks the interval again on the samples it gets back, so a
-    benchmark that ignores the rule only costs its whole batch."""
+    agree (``summary.halves_agree``): a run still settling goes on.  A
+    later call's samples are judged with the earlier calls' (``prior``, in
+    ns): the interval is of them all.  The harness checks the interval
+    again on the samples it gets back, so a benchmark that ignores the rule
+    only costs its whole batch."""
     if not profile.target_rel_ci:
         return None
     try:
