@@ -66,8 +66,12 @@ def bootstrap_median_ci(samples: Sequence[float], confidence: float = 0.95,
     """Percentile bootstrap interval of the median: resample the samples with
     replacement n_boot times, take the (1-c)/2 and (1+c)/2 quantiles of the
     resampled medians.  Deterministic for a given seed.  One sample gives a
-    zero-width interval at that sample (nothing to resample).  The one
-    bootstrap of a median: results, comparisons, peers and notebooks."""
+    zero-width interval at that sample (nothing to resample).  Since
+    2026-11-28 the interval of a result's median is :func:`median_ci`; this
+    one is the median over rounds' (``benchlib compare``'s paired runs, the
+    peers' per-round ratios through :func:`bootstrap_medians`), kept so
+    that those verdicts need no more rounds than they had (at 7 rounds the
+    order statistics' 90 % interval is their range)."""
     return percentile_interval(bootstrap_medians(samples, n_boot, seed), confidence)
 
 
