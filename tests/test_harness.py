@@ -408,15 +408,15 @@ def test_the_c_core_stops_a_batch_at_the_interval():
     bench = get_benchmark("syscall")
     params = {"op": "getppid"}
     loose = adaptive_profile("smoke", 0.999)
-    rule = adaptive_stop(bench, params, loose)
-    out = worker.call("syscall", params, loose, 15, stop=rule(15))
+    stop_for = adaptive_stop(bench, params, loose)
+    out = worker.call("syscall", params, loose, 15, stop=stop_for(15))
     assert len(out["ns"]) == 6
     strict = adaptive_profile("smoke", 1e-12)
     out = worker.call("syscall", params, strict, 15, stop=adaptive_stop(bench, params, strict)(15))
     assert len(out["ns"]) == 15         # 15 samples of 0.2 ms: well inside max_total_s
     # a hundred earlier samples that agree: the next sample completes an interval
     earlier = [out["ns"][0]] * 100
-    out = worker.call("syscall", params, loose, 15, stop=rule(15, earlier))
+    out = worker.call("syscall", params, loose, 15, stop=stop_for(15, earlier))
     assert len(out["ns"]) == 1
     # earlier samples that drifted (the first 30 of 100 a fifth lower): an
     # interval within +-3 % at once, but the halves disagree until new

@@ -43,8 +43,8 @@ def _measure(bench: Benchmark, params: dict, profile: Profile, n_samples: int | 
     if n_samples is None and bench.n_samples_for is not None:
         n_samples = bench.n_samples_for(params, profile)
     machine = machine_info()  # before the run: load average as the run found it
-    rule = adaptive_stop(bench, params, profile)
-    stop = rule and rule(n_samples or profile.n_samples)   # its ranks' table made before t0
+    stop_for = adaptive_stop(bench, params, profile)
+    stop = stop_for and stop_for(n_samples or profile.n_samples)   # its ranks made before t0
     t0 = time.monotonic()
     out = _worker.call(bench.name, params, profile, n_samples, setup=setup, stop=stop)
     raw, ticks, ghz, info = out["ns"], out["ticks"], out["ghz"], out["info"]
@@ -75,7 +75,7 @@ def _measure(bench: Benchmark, params: dict, profile: Profile, n_samples: int | 
             out = _worker.call(bench.name, params, profile, batch,
                                iterations=first["iterations"],
                                max_total_s=min(profile.max_total_s, left), setup=setup,
-                               stop=rule and rule(batch, raw))
+                               stop=stop_for and stop_for(batch, raw))
             raw = raw + out["ns"]
             ticks = ticks + out["ticks"] if ticks is not None and out["ticks"] is not None else None
             ghz = ghz + out["ghz"] if ghz is not None and out["ghz"] is not None else None
@@ -163,11 +163,11 @@ def adaptive_stop(bench: Benchmark, params: dict, profile: Profile):
     else:
         return None
 
-    def rule(n: int, earlier=()) -> dict:
+    def stop_for(n: int, earlier=()) -> dict:
         total = len(earlier) + n
         return {"rel_ci": profile.target_rel_ci, "reciprocal": reciprocal,
                 "ranks": _rank_table(total)[:total + 1].tolist(), "prior": list(earlier)}
-    return rule
+    return stop_for
 
 
 @functools.lru_cache(maxsize=8)

@@ -83,7 +83,7 @@ from benchlib.memory.cache_model import Transition
 from benchlib.memory.hierarchy import Level
 from benchlib.memory.segments import _MIN_SIGMA, MIN_STEP, _noise_sigma
 from benchlib.memory.stride_model import (
-    _curves, _Data, _nest, _shapes, _grid, _profile, _dev_of, _bottom, _placement_bootstrap,
+    _curves, _strides, _Data, _nest, _shapes, _grid, _profile, _dev_of, _bottom, _placement_bootstrap,
     BOOT_DM_WAYS, GRID_PER_OCTAVE,
     COARSE_PER_OCTAVE, RANDOM_MIN_BYTES)
 
@@ -156,7 +156,7 @@ def _paged_strides_out(df: pd.DataFrame, use: dict) -> list[int]:
     small = [st for st in use if st < TLB_STRIDE]
     if len(paged) < 2 or len(small) < PAGED_WITNESSES:
         return []
-    st_col = df["stride_bytes"].astype(float).round().astype(np.int64)
+    st_col = _strides(df)
     alone = {st: [lv for lv in fit_stride_chase(df[st_col == st])[0] if lv.size_bytes]
              for st in paged}
     for a, b in zip(paged, paged[1:]):

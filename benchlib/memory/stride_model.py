@@ -58,11 +58,16 @@ POLICIES = ("lru", "any")
 RANDOM_MIN_BYTES = (64 << 10) - 1
 # --------------------------------------------------------------- the data
 
+def _strides(df: pd.DataFrame) -> pd.Series:
+    """Each row's stride in whole bytes (0 where the table has none)."""
+    if "stride_bytes" not in df.columns:
+        return pd.Series(0, index=df.index, dtype=np.int64)
+    return df["stride_bytes"].astype(float).round().astype(np.int64)
+
+
 def _curves(df: pd.DataFrame) -> dict[int, pd.DataFrame]:
     d = df.copy()
-    if "stride_bytes" not in d.columns:
-        d["stride_bytes"] = 0
-    d["stride_bytes"] = d["stride_bytes"].astype(float).round().astype(np.int64)
+    d["stride_bytes"] = _strides(d)
     out = {}
     for st, part in d.groupby("stride_bytes"):
         c = _median_by(part, "size_bytes", "latency_ns")

@@ -98,24 +98,29 @@ def bootstrap_medians(samples: Sequence[float], n_boot: int = N_BOOTSTRAP,
 
 # ------------------------------------------------- the median's interval
 
-def median_ci_rank_table(n_max: int, confidence: float = 0.95) -> np.ndarray:
-    """k for every sample count 0..n_max (:func:`median_ci_ranks`), 0 where
-    no interval at that confidence exists (fewer than 6 samples at 95 %):
-    the table the C core's adaptive stop reads (``bl_opts.stop_ranks``).
-    Each k is found among eight candidates around the normal
-    approximation n/2 - z sqrt(n)/2, by the binomial CDF itself."""
+def _ranks(n: np.ndarray, confidence: float) -> tuple[np.ndarray, np.ndarray]:
+    """k and the coverage of [x(k), x(n-k+1)] for each sample count in
+    ``n`` (:func:`median_ci_ranks`): the largest k with P(Bin(n, 1/2) <=
+    k-1) <= (1-c)/2, found among eight candidates around the normal
+    approximation n/2 - z sqrt(n)/2 by the binomial CDF itself."""
     from scipy.special import bdtr, ndtri   # without scipy.stats' import time
 
     if not 0 < confidence < 1:
         raise ValueError(f"confidence must be between 0 and 1; got {confidence}")
     tail = 0.5 * (1 - confidence)
-    n = np.arange(1, int(n_max) + 1)
     z = float(ndtri(1 - tail))
     j0 = np.maximum(0, np.floor(n / 2 - z * np.sqrt(n) / 2).astype(int) - 3)
     j = j0[:, None] + np.arange(8)
     ok = (bdtr(j, n[:, None], 0.5) <= tail) & (j <= (n // 2)[:, None])
     k = np.maximum(1, j0 + ok.sum(axis=1))      # the j below j0 are all inside
-    cover = 1.0 - 2.0 * bdtr(k - 1, n, 0.5)
+    return k, 1.0 - 2.0 * bdtr(k - 1, n, 0.5)
+
+
+def median_ci_rank_table(n_max: int, confidence: float = 0.95) -> np.ndarray:
+    """k for every sample count 0..n_max (:func:`median_ci_ranks`), 0 where
+    no interval at that confidence exists (fewer than 6 samples at 95 %):
+    the table the C core's adaptive stop reads (``bl_opts.stop_ranks``)."""
+    k, cover = _ranks(np.arange(1, int(n_max) + 1), confidence)
     table = np.zeros(int(n_max) + 1, dtype=np.int32)
     table[1:] = np.where(cover >= confidence, k, 0)
     return table
@@ -132,17 +137,10 @@ def median_ci_ranks(n: int, confidence: float = 0.95) -> tuple[int, int, float]:
     are the fewest with a 95 % interval (their range, 96.9 %); from fewer
     the range is returned with its lower coverage (93.8 % at 5, 75 % at 3).
     One sample: (1, 1, 0)."""
-    from scipy.special import bdtr
-
     if n < 1:
         raise ValueError("median_ci_ranks needs at least one sample")
-    if not 0 < confidence < 1:
-        raise ValueError(f"confidence must be between 0 and 1; got {confidence}")
-    j = np.arange(0, n // 2 + 1)
-    tail = bdtr(j, n, 0.5)                       # P(Bin(n, 1/2) <= j)
-    k = max(1, int(np.count_nonzero(tail <= (1 - confidence) / 2)))
-    cover = 1.0 - 2.0 * float(bdtr(k - 1, n, 0.5)) if n > 1 else 0.0
-    return k, n - k + 1, cover
+    k, cover = _ranks(np.array([int(n)]), confidence)
+    return int(k[0]), int(n) - int(k[0]) + 1, float(cover[0])
 
 
 def median_ci(samples: Sequence[float], confidence: float = 0.95) -> tuple[float, float]:
