@@ -5,13 +5,15 @@ recovers simulated machines' caches: the 1990s machines of the lmbench paper
 per stride, backward, with 1 % log-normal noise and one random placement of
 the array per stride, each size a prefix of it; ``--placed size``: a new
 placement for every size, as lmbench3's lat_mem_rd gives, whose every size
-is timed in a freshly forked child that mallocs its own array).
+is timed in a freshly forked child that mallocs its own array; ``--placed
+run``: one placement of one array for every stride and size, as lmbench
+1.x and 2.x's lat_mem_rd allocates once, the table saying so).
 
 Per machine: the true capacities, the fitted ones with their 95 % intervals,
 levels missed and spurious; then the totals: the share of true levels
 recovered within 10 %, and the share whose 95 % interval holds the true size.
 
-    PYTHONPATH=. python bench/memory_coverage.py [--seeds 2] [--noise 0.01] [--placed curve|size]
+    PYTHONPATH=. python bench/memory_coverage.py [--seeds 2] [--noise 0.01] [--placed curve|size|run]
         [--only NAME ...]
 """
 from __future__ import annotations
@@ -54,9 +56,10 @@ def main(argv=None) -> int:
     ap.add_argument("--seeds", type=int, default=1)
     ap.add_argument("--noise", type=float, default=0.01)
     ap.add_argument("--only", nargs="*", default=None)
-    ap.add_argument("--placed", choices=("size", "curve"), default="curve",
+    ap.add_argument("--placed", choices=("size", "curve", "run"), default="curve",
                     help="a new page placement for every size (lmbench3: each size a freshly "
-                         "forked child's malloc) or one per curve (sizes are prefixes of one array)")
+                         "forked child's malloc), one per curve (sizes are prefixes of one array) "
+                         "or one per run (every stride's sizes prefixes of one array: lmbench 2)")
     a = ap.parse_args(argv)
     n_lv = n_within = n_cover = n_spur = 0
     t0 = time.time()

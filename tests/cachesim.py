@@ -356,7 +356,7 @@ def _prefetched(m: Machine, lat_line: np.ndarray, stride: int, page: int,
 
 def stride_curve(m: Machine, sizes, stride: int, *, direction: str = "backward",
                  page: int | None = None, noise: float = 0.01, seed: int = 0,
-                 placed: str = "curve") -> pd.DataFrame:
+                 placed: str = "curve", frames_seed: int | None = None) -> pd.DataFrame:
     """A sequential stride chase (lat_mem_rd's kind): each lap visits the
     array's slots ``stride`` bytes apart in one fixed order, from the top
     down (``direction="backward"``) or up; a stride below the line pays the
@@ -371,19 +371,22 @@ def stride_curve(m: Machine, sizes, stride: int, *, direction: str = "backward",
     size; ``placed="curve"`` (the
     default, as before: one array allocated once for the whole curve, each
     size a prefix of it, as a single-process chase does): one placement
-    (``seed``) for every size."""
+    (``seed``) for every size; ``placed="run"`` (lmbench 1.x and 2.x's
+    lat_mem_rd, which allocates one array for every stride and size): the
+    placement ``frames_seed`` gives, which :func:`stride_figure` shares
+    between its strides."""
     page = page or m.page_bytes
     placement = getattr(m, "placement", "random")
     rows = []
     rng = np.random.default_rng(seed + 7919)
     l1 = m.levels[0].latency_ns
     n_pages = int(max(sizes)) // page + 2
-    frames = np.random.default_rng(seed).choice(PHYS_FRAMES // (page // 4096), size=n_pages,
-                                                replace=False)
+    frames = np.random.default_rng(seed if frames_seed is None else frames_seed).choice(
+        PHYS_FRAMES // (page // 4096), size=n_pages, replace=False)
     for j, w in enumerate(sizes):
         w = int(w)
         lat_line = line_latencies(m, w, stride, page, seed * 1000 + j, placement,
-                                  frames if placed == "curve" else None)
+                                  frames if placed in ("curve", "run") else None)
         lat_line = _prefetched(m, lat_line, stride, page, direction)
         per_line = float(np.mean(lat_line))
         for entries, penalty in getattr(m, "tlb", ()):
@@ -415,11 +418,13 @@ def stride_figure(m: Machine, strides=(16, 32, 64, 128, 256, 512), *, max_bytes=
                   placed: str = "curve") -> pd.DataFrame:
     """The lmbench paper's figure for machine ``m``: one :func:`stride_curve`
     per stride over lat_mem_rd's sizes, up to 8x the largest cache
-    (``placed``: see there)."""
+    (``placed``: see there; "curve" draws each stride its own placement,
+    "run" one for them all)."""
     top = max_bytes or int(8 * max(m.truth_sizes()))
     sizes = lat_mem_rd_sizes(top)
     return pd.concat([stride_curve(m, [s for s in sizes if s >= st], st, direction=direction,
-                                   noise=noise, seed=seed + 17 * st, placed=placed)
+                                   noise=noise, seed=seed + 17 * st, placed=placed,
+                                   frames_seed=seed if placed == "run" else None)
                       for st in strides],
                      ignore_index=True)
 

@@ -8,7 +8,7 @@
     benchlib info [--json]
     benchlib results [DIR] [--json]
     benchlib memory [--profile P] [--json] [--csv FILE] [--save DIR]
-    benchlib fit-memory FILE|DIR [--json] [--clock-ghz G] [--stride-bytes S] [--placement size|curve]
+    benchlib fit-memory FILE|DIR [--json] [--clock-ghz G] [--stride-bytes S] [--placement size|curve|run]
                                  (a directory from `memory --save`, our CSV,
                                  a multichase-style CSV, or lat_mem_rd text output)
     benchlib db import PATH... [--db URL] | benchlib db list [--db URL] [--json]

@@ -19,10 +19,12 @@ def add_parser(sub) -> None:
     p.add_argument("--clock-ghz", type=float, default=None,
                    help="the clock: latencies in cycles (default: the saved run's)")
     p.add_argument("--stride-bytes", type=int, default=None, help="fit this stride's curve")
-    p.add_argument("--placement", choices=("size", "curve"), default=None,
+    p.add_argument("--placement", choices=("size", "curve", "run"), default=None,
                    help="how the tool placed its array, for a sequential stride chase: a new "
-                        "array for every size (size: lmbench3's lat_mem_rd, the default) or "
-                        "one array whose prefixes are the sizes (curve)")
+                        "array for every size (size: lmbench3's lat_mem_rd, the default), "
+                        "one array per stride whose prefixes are the sizes (curve), or one "
+                        "array for every stride and size (run: lmbench 1.x and 2.x's "
+                        "lat_mem_rd)")
     p.set_defaults(func=cmd_fit_memory)
 
 

@@ -10,7 +10,7 @@ import pandas as pd
 from benchlib.errors import BenchlibError
 #: How a tool places its array on the machine's pages, as a table's
 #: ``placement`` column says (absent: "size").
-PLACEMENTS_OF_ARRAY = ("size", "curve")
+PLACEMENTS_OF_ARRAY = ("size", "curve", "run")
 PLACEMENT_NOTES = {
     "size": ("page placement: a new array for every size (lmbench3's lat_mem_rd times each "
              "size in a freshly forked child that allocates its own), so "
@@ -18,6 +18,10 @@ PLACEMENT_NOTES = {
              "placement's lines (placement=curve if the sizes were prefixes of one array)"),
     "curve": ("page placement: one array for the whole curve, each size a prefix of it, so a "
               "random-page level keeps the mean over placements' lines"),
+    "run": ("page placement: one array for the whole run, every stride's every size a prefix "
+            "of it (lmbench 1.x and 2.x's lat_mem_rd allocates once), so a random-page level "
+            "keeps the mean over placements' lines, and its interval is drawn from one "
+            "placement shared by every stride: the strides are not independent runs"),
 }
 
 
@@ -26,7 +30,8 @@ def placement_of(df: pd.DataFrame) -> str:
     ("size": a new array, and so a new random placement of its pages, for
     every size, as lmbench3's lat_mem_rd and benchlib's own chases do;
     "curve": one array whose prefixes are the sizes, as a single-process
-    chase over one allocation does), "size" where it has none."""
+    chase over one allocation does; "run": one array for every stride
+    too, as lmbench 1.x and 2.x's lat_mem_rd), "size" where it has none."""
     if "placement" not in df.columns:
         return "size"
     vals = set(df["placement"].dropna().astype(str).str.lower())

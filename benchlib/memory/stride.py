@@ -26,7 +26,9 @@ its own placement of the array (the table's ``placement`` "size", the
 default: lmbench3's lat_mem_rd, which times each size in a freshly
 forked child;
 :func:`.cache_model.typical_kept`) and the mean over placements' where the
-sizes are prefixes of one array ("curve"; :func:`placement_of`).  Each
+sizes are prefixes of one array ("curve", one array per stride; "run", one
+for every stride, as lmbench 1.x and 2.x's lat_mem_rd allocates once:
+:func:`placement_of`).  Each
 point has its own noise (local second differences), each stride's noise is scaled by its own
 misfit, and a random-page level's placement variance is in the deviance.
 Levels are chosen forward, gap by gap on a coarse capacity grid (twice:
@@ -49,20 +51,23 @@ stride its own run and page placement: the capacity with each stride left
 out, a t interval from their median absolute deviation) where that is
 wider.  A level on randomly placed pages is widened once more, to a
 bootstrap over placements (:func:`.stride_model._placement_bootstrap`): figures drawn
-from the fit itself with a new placement of the array per stride, refitted,
+from the fit itself with a new placement of the array per stride (one for
+them all in a "run"), refitted,
 and, for a level of at most four ways, drawn from a direct-mapped cache too
 (one placement of a direct-mapped board looks like a sharper cache at
 another capacity, which a bootstrap from the sharper shape cannot see).
 
 Status: :func:`.fit.fit_memory` calls it for tables whose every row is a
 stride chase (:func:`access_model`).  On simulated machines
-(bench/memory_coverage.py --seeds 3, 2026-11-28) it reads 94 % of the true
-levels within 10 % and its intervals hold 92 %, with 6 spurious levels in
-120, where each size is its own placement of the array (lat_mem_rd's, the
-table's ``placement`` "size", the default: the typical placement's model,
-levels also chosen under the mean); 87 %, 92 % and 20 where the sizes are
-prefixes of one array ("curve": the mean model).  The Alpha 21164's 96 KiB
-3-way S-cache on four page colours is missed in both.  A fit of 6-8
+(bench/memory_coverage.py --seeds 3, 2026-11-28, session 23) it reads 95 %
+of the true levels within 10 % and its intervals hold 94 %, with 2
+spurious levels in 120, where each size is its own placement of the array
+(lat_mem_rd's, the table's ``placement`` "size", the default: the typical
+placement's model, levels also chosen under the mean); 91 %, 95 % and 13
+where the sizes are prefixes of one array per stride ("curve": the mean
+model); 78 %, 86 % and 27 where one array serves the whole run ("run").
+Linux's Alpha 21164 96 KiB 3-way S-cache on four page colours is read
+within 10 % in one figure of the nine.  A fit of 6-8
 strides takes 1-10 s, 12-18 s where strides 1024 and 4096 are each fitted
 alone too (:func:`_paged_strides_out`: lmbench3's recorded folders); see
 docs/memory.md.
@@ -445,6 +450,7 @@ def fit_stride_chase(df: pd.DataFrame, line_bytes: int | None = None
     use = {st: c for st, c in use.items() if st not in paged_out}
     placement = placement_of(df)
     data = _Data(use, line, typical=placement == "size")
+    data.shared = placement == "run"
     S = len(data.strides)
     # forward selection twice: levels placed with the selection's shapes
     # alone, and with direct-mapped caches on random pages too (a 1990s

@@ -110,6 +110,9 @@ class _Data:
         #: random-page shapes keep the typical placement's lines (True: each
         #: point its own placement) or the mean over placements
         self.typical = typical
+        #: one placement of the array shared by every stride (placement
+        #: "run"), not one per stride: the placement bootstrap draws it so
+        self.shared = False
         S = len(self.strides)
         m = max(len(curves[st]) for st in self.strides)
         self.w = np.ones((S, m))
@@ -396,7 +399,7 @@ def _bottom(grid, prof):
 
 
 def placed_kept(w, unit_bytes: float, colours: int, ways: int, policy: str, rng,
-                each: bool = False):
+                each: bool = False, col=None):
     """One random placement's kept fractions at the sizes ``w`` (each a
     prefix of one array, as one run of a sequential chase): the array's
     touched pages (one every ``unit_bytes``) at random colours of a cache
@@ -405,14 +408,27 @@ def placed_kept(w, unit_bytes: float, colours: int, ways: int, policy: str, rng,
     shared by n > ways keeps ways/n of them.  Its mean over placements is
     :func:`.cache_model.kept_fraction`'s random-page curve.  ``each``:
     every size its own placement (a new array for every size), not a
-    prefix of one."""
+    prefix of one.  ``col``: the touched pages' colours, given (one
+    placement shared with other curves), not drawn."""
     n = np.maximum(1, np.round(np.asarray(w, float) / unit_bytes)).astype(int)
     if each:
         cnt = rng.multinomial(n, np.full(colours, 1.0 / colours))   # (sizes, colours)
         kept = (np.minimum(cnt, ways) if policy == "any" else np.where(cnt <= ways, cnt, 0))
         return kept.sum(axis=1) / n
-    col = rng.integers(0, colours, int(n.max()))
+    col = rng.integers(0, colours, int(n.max())) if col is None else col[:int(n.max())]
     return kept_by_prefix(col, colours, ways, policy)[0, n - 1] / n
+
+
+def shared_placement(tops, units, page: float, colours: int, rng) -> list[np.ndarray]:
+    """One random placement of an array's pages shared by several strides
+    (placement "run": lmbench 1.x and 2.x's lat_mem_rd allocates once):
+    for each stride, the colours of the pages it touches, one every
+    ``units[i]`` bytes (a whole number of pages) up to ``tops[i]`` bytes,
+    all read off the same array."""
+    steps = [max(1, int(round(u / page))) for u in units]
+    n_array = max(int(math.ceil(t / u)) * s + s for t, u, s in zip(tops, units, steps))
+    col = rng.integers(0, colours, n_array)
+    return [col[::s] for s in steps]
 
 
 def _placement_bootstrap(data, fixed, k, level, grid, shapes, observed: float):
@@ -420,7 +436,9 @@ def _placement_bootstrap(data, fixed, k, level, grid, shapes, observed: float):
     fit itself: each stride's curve at its fitted latencies with level k's
     kept fractions from new random placements (:func:`placed_kept`: one
     array per stride, each size a prefix of it, or, where ``data.typical``
-    says each point is its own placement, one per point) and each stride's
+    says each point is its own placement, one per point, or, where
+    ``data.shared`` says every stride shares one array, one for them all)
+    and each stride's
     own noise, refitted over ``grid`` with ``shapes`` (the shapes that fit
     as well).  ``level`` is the cache the figures are drawn from (the
     fitted one, or another shape that may have made the figure); d =
@@ -439,11 +457,15 @@ def _placement_bootstrap(data, fixed, k, level, grid, shapes, observed: float):
     S, m = data.y.shape
     rep = copy.copy(data)
     d = []
+    units = [max(float(page), float(max(st, data.line))) for st in data.strides]
+    tops = [float(np.max(data.w[i])) for i in range(S)]
     for _ in range(BOOT_REPLICATES):
         hk = np.ones((S, m))
-        for i, st in enumerate(data.strides):
-            unit = max(float(page), float(max(st, data.line)))
-            hk[i] = placed_kept(data.w[i], unit, colours, ways, policy, rng, each=data.typical)
+        shared = (shared_placement(tops, units, float(page), colours, rng) if data.shared
+                  else [None] * S)
+        for i in range(S):
+            hk[i] = placed_kept(data.w[i], units[i], colours, ways, policy, rng,
+                                each=data.typical, col=shared[i])
         H = _nest([hk if j == k else others[j] for j in range(len(fixed))])
         X = np.concatenate([np.ones((S, m, 1))] + [1.0 - h[..., None] for h in H], axis=2)
         pred = np.maximum((X @ coefs[..., None])[..., 0], 1e-12)

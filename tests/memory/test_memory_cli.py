@@ -106,20 +106,31 @@ def test_fit_memory_reads_other_tools_files(cli, tmp_path, writer):
         assert d["line_size_bytes"] == 64          # from the stride curves
 
 
+def test_fit_memory_offers_every_placement_the_fit_knows():
+    # the parser lists them itself (building it imports no pandas)
+    from benchlib.cli import build_parser
+    from benchlib.memory.access import PLACEMENTS_OF_ARRAY
+    sub = next(a for a in build_parser()._actions if a.dest == "command")
+    opt = next(a for a in sub.choices["fit-memory"]._actions if a.dest == "placement")
+    assert tuple(opt.choices) == PLACEMENTS_OF_ARRAY
+
+
 def test_fit_memory_says_how_the_array_was_placed(cli, tmp_path):
     # a board on random pages: the note says which placement the fit took
-    # (lmbench3's new array per size by default, or --placement curve),
+    # (lmbench3's new array per size by default, or --placement curve, or
+    # run: one array for every stride, lmbench 1.x and 2.x's),
     # and a table that names an unknown placement is refused clearly
     m = next(x for x in cs.NINETIES if x.name == "pentium_512k")
     f = tmp_path / "lat.txt"
     f.write_text(cs.to_lat_mem_rd_text(cs.stride_figure(m, (32, 64, 128), seed=100)))
     notes = {}
-    for extra in ([], ["--placement", "curve"]):
+    for extra in ([], ["--placement", "curve"], ["--placement", "run"]):
         r = cli("fit-memory", str(f), "--json", *extra)
         assert r.returncode == 0, r.stderr
         notes[tuple(extra)] = [n for n in json.loads(r.stdout)["notes"] if "page placement" in n]
     assert len(notes[()]) == 1 and "a new array for every size" in notes[()][0]
     assert "one array for the whole curve" in notes[("--placement", "curve")][0]
+    assert "one array for the whole run" in notes[("--placement", "run")][0]
     bad = tmp_path / "bad.csv"
     bad.write_text("size_bytes,stride_bytes,latency_ns,pattern,placement\n"
                    + "".join(f"{s},64,{v},stride,twice\n" for s, v in

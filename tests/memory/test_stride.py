@@ -358,6 +358,58 @@ def test_the_placement_bootstrap_reaches_a_boards_truth():
     assert lo2 == pytest.approx(lo * 400 / 512) and hi2 == pytest.approx(hi * 400 / 512)
 
 
+def test_one_array_for_every_stride_is_drawn_as_one_placement():
+    # lmbench 1.x and 2.x's lat_mem_rd allocates once: every stride's every
+    # size is a prefix of one array, so its strides share one placement of
+    # the pages (cachesim placed="run"; the table says placement "run").
+    # Simulated so, two strides below the page see the same pages' colours:
+    # their kept fractions of a direct-mapped board agree point for point
+    m = next(x for x in cs.NINETIES if x.name == "pentium_256k")
+    run = cs.stride_figure(m, (32, 64), max_bytes=1 << 20, noise=0.0, seed=100, placed="run")
+    own = cs.stride_figure(m, (32, 64), max_bytes=1 << 20, noise=0.0, seed=100, placed="curve")
+    assert set(run["placement"]) == {"run"}
+
+    def board_kept(df, st):
+        # the board's kept share from the latency (L1 already lost past 16 KiB)
+        c = df[(df["stride_bytes"] == st) & (df["size_bytes"] >= 32 * K)]
+        frac = min(1.0, st / m.line_bytes)
+        per_line = (c["latency_ns"].to_numpy() - (1 - frac) * 10.0) / frac
+        return (m.memory_ns - per_line) / (m.memory_ns - 106.0)
+    assert board_kept(run, 32) == pytest.approx(board_kept(run, 64), abs=1e-6)
+    assert np.max(np.abs(board_kept(own, 32) - board_kept(own, 64))) > 0.05
+    # placed_kept takes such a shared placement's colours, not drawn ones
+    from benchlib.memory.stride_model import placed_kept
+    col = np.array([0, 1, 0, 2, 3, 1])
+    got = placed_kept(np.arange(1, 7) * 4096.0, 4096, 4, 1, "lru", np.random.default_rng(0),
+                      col=col)
+    assert got == pytest.approx([1, 1, 1 / 3, 2 / 4, 3 / 5, 2 / 6])
+    # and the bootstrap's shared draw: a stride of two pages touches every
+    # other page of the array the one-page stride touches
+    from benchlib.memory.stride_model import shared_placement
+    a, b = shared_placement([64 * 4096.0, 64 * 4096.0], [4096.0, 8192.0], 4096.0, 16,
+                            np.random.default_rng(1))
+    assert len(a) >= 64 and len(b) >= 32
+    assert (b[:32] == a[:64:2]).all() and not (b[:32] == a[:32]).all()
+
+
+def test_a_run_with_one_array_gets_an_interval_that_holds_its_board():
+    # the Pentium's 256 KiB direct-mapped board on random 4 KiB pages, one
+    # placement for the whole run (seed 100): one placement reads it at
+    # about 176 KiB.  Taken for six independent placements (placement
+    # "curve"), its interval excluded 256 KiB ([132, 228]); drawn from one
+    # shared placement it holds it (bench/memory_coverage.py --placed run)
+    m = next(x for x in cs.NINETIES if x.name == "pentium_256k")
+    df = cs.stride_figure(m, (16, 32, 64, 128, 256, 512), max_bytes=int(4 * max(m.truth_sizes())),
+                          seed=100, placed="run")
+    board = {}
+    for placement in ("run", "curve"):
+        levels, notes, _ = fit_stride_chase(df.assign(placement=placement), line_bytes=32)
+        board[placement] = [lv for lv in levels if lv.size_bytes][1]
+    assert board["run"].size_bytes_low <= 256 * K <= board["run"].size_bytes_high
+    assert not board["curve"].size_bytes_low <= 256 * K <= board["curve"].size_bytes_high
+    assert board["run"].size_bytes == pytest.approx(board["curve"].size_bytes)
+
+
 def test_a_small_cache_takes_only_capacities_it_can_be_built_with():
     # ways times a power of two, on the fine grid, up to BUILT_MAX
     from benchlib.memory.stride_model import BUILT_MAX, GRID_PER_OCTAVE, _built, _grid
