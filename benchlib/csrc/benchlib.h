@@ -239,6 +239,10 @@ int bl_mem_bandwidth(int op, size_t size_bytes, size_t stride_bytes, const bl_op
  * first word and out[2i+1] the last after pass i.  A check for tests, not
  * a measurement. */
 int bl_mem_bandwidth_stored(int op, size_t words, int passes, uint64_t *out);
+/* The untimed passes op makes over its freshly built buffer before the
+ * calibration's (mem_bandwidth's extras.settle_passes; 0 for the copies,
+ * bl_bcopy's among them). */
+int bl_mem_bandwidth_settle_passes(int op);
 
 /* cpu.c: one iteration is 100 dependent integer adds (100 core cycles). */
 int bl_cpu_clock(const bl_opts *o, double *ns, double *ticks, bl_info *info);

@@ -535,6 +535,8 @@ static int needs_dst(int op) { return op == BANDWIDTH_COPY_UNROLLED || op == BAN
  * from the 50th) and takes none: its passes are the longest. */
 #define SETTLE_PASSES 8
 
+int bl_mem_bandwidth_settle_passes(int op) { return needs_dst(op) ? 0 : SETTLE_PASSES; }
+
 /* Map the buffers an op needs, fill the source, measure, unmap.  Each
  * buffer starts its offset past a 2 MiB boundary (0: aligned). */
 static int run_bandwidth(int op, size_t size_bytes, size_t stride_bytes, size_t src_offset,
@@ -552,7 +554,7 @@ static int run_bandwidth(int op, size_t size_bytes, size_t stride_bytes, size_t 
         info->helper_cpu = -1;
         info->huge_bytes = 0;
         /* untimed passes before the calibration's: see SETTLE_PASSES */
-        rc = bandwidth_body(&c, needs_dst(op) ? 0 : SETTLE_PASSES);
+        rc = bandwidth_body(&c, bl_mem_bandwidth_settle_passes(op));
         if (rc == BL_OK)
             rc = bl_measure(bandwidth_body, NULL, &c, o, ns, ticks, info);
     }

@@ -226,8 +226,8 @@ register(Benchmark(
                 "and rmw take four words a loop turn, and write and memset write a new non-zero "
                 "value every pass (a memset of zeros runs faster than memory takes writes: "
                 "bench/zero_stores); every op but the copies makes 8 untimed passes over its "
-                "freshly built buffer first (such a buffer reads 10-15 % slower over its first "
-                "passes: docs/peers.md)",
+                "freshly built buffer first (extras.settle_passes; such a buffer reads 10-15 % "
+                "slower over its first passes: docs/peers.md)",
     unit="MB/s",
     counts="MB = 10^6 bytes; counting=once: each byte moved counted once (the lmbench paper); "
            "counting=stream: copies and read-modify-write count read and write (STREAM); "
@@ -243,6 +243,8 @@ register(Benchmark(
             CPU),
     measure=lambda p, o, ns, tk, info: no_extras(_lib().bl_mem_bandwidth(
         _BW_OPS[p["op"]], p["size_bytes"], p["stride_bytes"], o, ns, tk, info)),
+    extras=lambda info, p: {"settle_passes": int(_lib().bl_mem_bandwidth_settle_passes(
+        _BW_OPS[p["op"]]))},
     to_unit=_bandwidth_mb_s,
     check=_check_bandwidth,
     memory_bytes=lambda p: p["size_bytes"] * (2 if p["op"].startswith("copy") else 1),
