@@ -225,9 +225,9 @@ register(Benchmark(
                 "memcpy), memset over size_bytes, one 8-byte word every stride_bytes; read, write "
                 "and rmw take four words a loop turn, and write and memset write a new non-zero "
                 "value every pass (a memset of zeros runs faster than memory takes writes: "
-                "bench/zero_stores); every op but the copies makes 8 untimed passes over its "
-                "freshly built buffer first (extras.settle_passes; such a buffer reads 10-15 % "
-                "slower over its first passes: docs/peers.md)",
+                "bench/zero_stores); every op but the copies makes untimed passes over its "
+                "freshly built buffer first (how many: extras.settle_passes; such a buffer reads "
+                "10-15 % slower over its first passes: docs/peers.md)",
     unit="MB/s",
     counts="MB = 10^6 bytes; counting=once: each byte moved counted once (the lmbench paper); "
            "counting=stream: copies and read-modify-write count read and write (STREAM); "
