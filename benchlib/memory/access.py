@@ -15,7 +15,9 @@ PLACEMENT_NOTES = {
     "size": ("page placement: a new array for every size (lmbench3's lat_mem_rd times each "
              "size in a freshly forked child that allocates its own), so "
              "each point is its own random placement: a random-page level keeps the typical "
-             "placement's lines (placement=curve if the sizes were prefixes of one array)"),
+             "placement's lines (placement=curve if the sizes were prefixes of one array per "
+             "stride, placement=run if of one array for every stride, as lmbench 1.x and 2.x's "
+             "lat_mem_rd)"),
     "curve": ("page placement: one array for the whole curve, each size a prefix of it, so a "
               "random-page level keeps the mean over placements' lines"),
     "run": ("page placement: one array for the whole run, every stride's every size a prefix "
