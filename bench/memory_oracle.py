@@ -13,7 +13,7 @@ fitter may choose another shape), but on the same levels the full fit
 reads fewer within 10 % (2026-11-28: 87 % per size, 64 % per curve,
 against 93 % and 78 % here).
 
-    PYTHONPATH=. python bench/memory_oracle.py [--seeds 30] [--placed curve|size] [--only NAME ...]
+    PYTHONPATH=. python bench/memory_oracle.py [--seeds 30] [--placed curve|size|run] [--only NAME ...]
 
 Per level: the median of fitted / true, the spread (standard deviation of
 its log) and the share of figures within 10 %; then the share over every
@@ -51,7 +51,7 @@ def true_levels(m) -> list[tuple]:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seeds", type=int, default=30)
-    ap.add_argument("--placed", choices=("size", "curve"), default="curve")
+    ap.add_argument("--placed", choices=("size", "curve", "run"), default="curve")
     ap.add_argument("--only", nargs="*", default=None)
     a = ap.parse_args(argv)
     t0 = time.time()
