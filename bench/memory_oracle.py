@@ -32,7 +32,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 import cachesim as cs  # noqa: E402
-from benchlib.memory.stride import placement_of  # noqa: E402
+from benchlib.memory.access import placement_of  # noqa: E402
 from benchlib.memory.stride_model import (  # noqa: E402
     RANDOM_MIN_BYTES, _bottom, _curves, _Data, _grid, _profile)
 from memory_coverage import NEW_STRIDES, OLD_STRIDES  # noqa: E402

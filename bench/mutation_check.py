@@ -390,7 +390,7 @@ MUTANTS = [
        "if True:",
        "memory/test_stride.py::test_the_recorded_folders_read_l2_within_10_percent_without_the_paged_strides"),
     _m("stride fit: a run's strides drawn apart", "benchlib/memory/stride.py",
-       'data.shared = placement == "run"', "data.shared = False",
+       'shared=placement == "run")', "shared=False)",
        "memory/test_stride.py::test_a_run_with_one_array_gets_an_interval_that_holds_its_board"),
     _m("stride fit: a run's strides drawn at the same page", "benchlib/memory/stride_model.py",
        "return [col[::s] for s in steps]", "return [col for s in steps]",

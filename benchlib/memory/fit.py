@@ -253,7 +253,7 @@ def _fit_tables(df, pairs, tlb, strides, *, clock_ghz, stride_bytes, min_ratio, 
     reconciled; the stride curves from ``strides`` if given, else from
     ``df``) + each level's ways (:func:`.associativity.read_ways`).
 
-    The access model first (:func:`.stride.access_model`): a table of
+    The access model first (:func:`.access.access_model`): a table of
     sequential stride chases alone (another tool's curves, e.g. lat_mem_rd
     text) is fitted by the stride-chase model (:func:`.stride.fit_stride_chase`,
     every stride together, or ``stride_bytes`` alone); anything with random

@@ -2,7 +2,7 @@
 figure, one curve per stride), and the 1990s' direct-mapped caches.
 
 A part of the fit step (:func:`.fit.fit_memory` dispatches here for a table
-of stride-order rows, :func:`access_model`; benchlib's own random chases
+of stride-order rows, :func:`.access.access_model`; benchlib's own random chases
 never come here).
 
 In a sequential chase the array's slots are visited in one fixed order, so
@@ -28,7 +28,7 @@ forked child;
 :func:`.cache_model.typical_kept`) and the mean over placements' where the
 sizes are prefixes of one array ("curve", one array per stride; "run", one
 for every stride, as lmbench 1.x and 2.x's lat_mem_rd allocates once:
-:func:`placement_of`).  Each
+:func:`.access.placement_of`).  Each
 point has its own noise (local second differences), each stride's noise is scaled by its own
 misfit, and a random-page level's placement variance is in the deviance.
 Levels are chosen forward, gap by gap on a coarse capacity grid (twice:
@@ -58,7 +58,7 @@ and, for a level of at most four ways, drawn from a direct-mapped cache too
 another capacity, which a bootstrap from the sharper shape cannot see).
 
 Status: :func:`.fit.fit_memory` calls it for tables whose every row is a
-stride chase (:func:`access_model`).  On simulated machines
+stride chase (:func:`.access.access_model`).  On simulated machines
 (bench/memory_coverage.py --seeds 3, 2026-11-28, session 23) it reads 95 %
 of the true levels within 10 % and its intervals hold 94 %, with 2
 spurious levels in 120, where each size is its own placement of the array
@@ -83,7 +83,7 @@ import pandas as pd
 from scipy.special import stdtrit  # the t quantile: scipy.special imports in a third of scipy.stats' time
 
 from benchlib.errors import BenchlibError
-from benchlib.memory.access import PLACEMENT_NOTES, access_model, placement_of  # noqa: F401  (re-exported)
+from benchlib.memory.access import PLACEMENT_NOTES, placement_of
 from benchlib.memory.cache_model import Transition
 from benchlib.memory.hierarchy import Level
 from benchlib.memory.segments import _MIN_SIGMA, MIN_STEP, _noise_sigma
@@ -449,8 +449,7 @@ def fit_stride_chase(df: pd.DataFrame, line_bytes: int | None = None
     paged_out = _paged_strides_out(df, use)
     use = {st: c for st, c in use.items() if st not in paged_out}
     placement = placement_of(df)
-    data = _Data(use, line, typical=placement == "size")
-    data.shared = placement == "run"
+    data = _Data(use, line, typical=placement == "size", shared=placement == "run")
     S = len(data.strides)
     # forward selection twice: levels placed with the selection's shapes
     # alone, and with direct-mapped caches on random pages too (a 1990s
@@ -588,4 +587,4 @@ def fit_stride_chase(df: pd.DataFrame, line_bytes: int | None = None
     return levels, notes, info
 
 
-__all__ = ["fit_stride_chase", "StrideFit", "access_model", "placement_of"]
+__all__ = ["fit_stride_chase", "StrideFit"]

@@ -104,7 +104,8 @@ class _Data:
     """Every stride's points, padded to one row per stride (S, m), with
     each point's noise."""
 
-    def __init__(self, curves: dict[int, pd.DataFrame], line: int, typical: bool = True):
+    def __init__(self, curves: dict[int, pd.DataFrame], line: int, typical: bool = True,
+                 shared: bool = False):
         self.strides = sorted(curves)
         self.line = line
         #: random-page shapes keep the typical placement's lines (True: each
@@ -112,7 +113,7 @@ class _Data:
         self.typical = typical
         #: one placement of the array shared by every stride (placement
         #: "run"), not one per stride: the placement bootstrap draws it so
-        self.shared = False
+        self.shared = shared
         S = len(self.strides)
         m = max(len(curves[st]) for st in self.strides)
         self.w = np.ones((S, m))

@@ -362,7 +362,8 @@ def test_one_array_for_every_stride_is_drawn_as_one_placement():
     # lmbench 1.x and 2.x's lat_mem_rd allocates once: every stride's every
     # size is a prefix of one array, so its strides share one placement of
     # the pages (cachesim placed="run"; the table says placement "run").
-    # Simulated so, two strides below the page see the same pages' colours:
+    # Simulated so (seeded, noise-free: no live timing, the same numbers
+    # every run), two strides below the page see the same pages' colours:
     # their kept fractions of a direct-mapped board agree point for point
     m = next(x for x in cs.NINETIES if x.name == "pentium_256k")
     run = cs.stride_figure(m, (32, 64), max_bytes=1 << 20, noise=0.0, seed=100, placed="run")
