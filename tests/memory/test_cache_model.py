@@ -82,3 +82,22 @@ def test_the_typical_placement_keeps_more_than_the_mean_at_the_onset():
         kept_fraction(200 * 8192, 64 * 8192, 1, 8192, "stride", stride_bytes=64)[0], abs=0.01)
     v = typical_kept(np.linspace(1, 3000, 400), np.geomspace(0.5, 9000, 400), 3)
     assert np.all((v >= 0) & (v <= 1)) and np.all(np.isfinite(v))
+
+
+@pytest.mark.parametrize("ways,policy", [(1, "lru"), (2, "lru"), (3, "any")])
+def test_one_placements_chain_has_the_drawn_placements_moments(ways, policy):
+    # the kept fraction over the prefixes of one random placement (64
+    # colours): the chain's mean, standard deviation and the correlation of
+    # two sizes against 20,000 placements drawn page by page (seeded)
+    from benchlib.memory.cache_model import kept_by_prefix, prefix_kept_moments
+    n = np.array([4, 8, 16, 32, 64, 128, 256])
+    mean, cov = prefix_kept_moments(n, [64.0], ways, policy)
+    col = np.random.default_rng(1).integers(0, 64, (20000, 256))
+    h = kept_by_prefix(col, 64, ways, policy)[:, n - 1] / n
+    assert mean[0] == pytest.approx(h.mean(axis=0), abs=0.005)
+    sd = np.sqrt(np.diag(cov[0]))
+    on = sd > 0.005
+    assert sd[on] == pytest.approx(h.std(axis=0)[on], rel=0.1)
+    r = cov[0, 3, 5] / (sd[3] * sd[5])
+    assert r == pytest.approx(np.corrcoef(h[:, 3], h[:, 5])[0, 1], abs=0.03)
+    assert r > 0.01                       # the sizes share their first pages
