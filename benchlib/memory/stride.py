@@ -72,7 +72,7 @@ true levels within 10 % and its intervals hold 94 %, with 2 spurious
 levels in 240, where each size is its own placement of the array
 (lat_mem_rd's, the table's ``placement`` "size", the default: the typical
 placement's model, levels also chosen under the mean; session 23); 94 %,
-96 % and 5 where the sizes are prefixes of one array per stride
+96 % and 4 where the sizes are prefixes of one array per stride
 ("curve", session 24; 88 %, 95 % and 21 before the chain); and, over
 three seeds, 83 %, 87 % and 20 of 120 where one array serves the whole
 run ("run"; 78 %, 86 % and 27 before).  Linux's Alpha 21164 96 KiB 3-way
@@ -574,6 +574,14 @@ def fit_stride_chase(df: pd.DataFrame, line_bytes: int | None = None
             fixed[k], t = _interval(data, fixed, k, widen)
             trans.append(t)
         dev_all, coefs, _ = _dev_of(data, fixed)
+        if placement in ("curve", "run"):
+            # before a level whose step comes and goes is dropped: a
+            # spurious level below a board, which the chain does without,
+            # is dropped by it, and the refit that dropping a level asks
+            # for does not move the first level into the board's onset
+            fixed, trans = _chain_refit(data, fixed, coefs, trans)
+            dev_all, coefs, _ = _dev_of(data, fixed)
+            K = len(fixed)
         # refined and given its best shape, a level may have become one
         # whose step comes and goes with the stride (:func:`_comes_and_goes`):
         # the first such dropped, the rest refined again, until none is
@@ -584,10 +592,6 @@ def fit_stride_chase(df: pd.DataFrame, line_bytes: int | None = None
             break
         fixed = _refine(data, fixed[:bad[0]] + fixed[bad[0] + 1:], wide=True)
         fixed = _refine(data, fixed)
-    if placement in ("curve", "run"):
-        fixed, trans = _chain_refit(data, fixed, coefs, trans)
-        dev_all, coefs, _ = _dev_of(data, fixed)
-        K = len(fixed)
     info = StrideFit(strides=sorted(curves), flat=sorted(flat), reduced_chi2=float(red),
                      paged_out=[int(s) for s in paged_out])
     # the stride whose latencies the levels report: the smallest that shows
