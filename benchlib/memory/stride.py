@@ -144,6 +144,12 @@ MAX_LEVELS = 5
 FIRST_LEVEL_MAX = 1 << 20
 
 
+def _n_params(strides: int, levels: int) -> int:
+    """A stride fit's free parameters: each stride's latencies (one per
+    level and memory's), each level's capacity and shape."""
+    return strides * (levels + 1) + 2 * levels
+
+
 def _agree(mine: list, theirs: list, lo: float, hi: float) -> bool:
     """Whether every level of ``mine`` has a level of ``theirs`` whose 95 %
     interval overlaps its own, and every level of ``theirs`` inside the
@@ -277,7 +283,7 @@ def _accepts(data, trial, k, dev_cur, cur_s):
     K = len(trial)
     red_s = np.maximum(1.0, trial_s / np.maximum(data.m_s - K - 1, 1))
     need = ((cur_s - trial_s) > 3 * np.log(data.m_s) * red_s) & (step >= HIDDEN_RATIO)
-    p = S * (K + 1) + 2 * K
+    p = _n_params(S, K)
     red = max(1.0, dev_t / max(data.n - p, 1))
     votes = int(need.sum())
     ok_votes = votes >= max(1, math.ceil(0.5 * S))
@@ -455,7 +461,7 @@ def _chain_refit(data, fixed, coefs, trans):
         if not n:
             return fixed, trans
         S = int(np.count_nonzero(steps))
-        score = float(ll.max()) - 0.5 * (S * (len(fx) + 1) + 2 * len(fx)) * math.log(n)
+        score = float(ll.max()) - 0.5 * _n_params(S, len(fx)) * math.log(n)
         if best is None or score > best[0]:
             best = (score, drop, fx, kk, grid, ll, lo_r, hi_r)
     _, drop, fixed, k, grid, ll, lo_r, hi_r = best
@@ -548,7 +554,7 @@ def fit_stride_chase(df: pd.DataFrame, line_bytes: int | None = None
         f = _refine(data, f) if f else f
         d = _dev_of(data, f)[0]
         K = len(f)
-        p = S * (K + 1) + 2 * K
+        p = _n_params(S, K)
         red = max(1.0, d / max(data.n - p, 1))
         cands.append((d + p * math.log(data.n) * red, f))
     fixed = min(cands, key=lambda c: c[0])[1]
@@ -566,7 +572,7 @@ def fit_stride_chase(df: pd.DataFrame, line_bytes: int | None = None
     while True:
         dev_all, coefs, _ = _dev_of(data, fixed)
         K = len(fixed)
-        p = S * (K + 1) + 2 * K
+        p = _n_params(S, K)
         red = dev_all / max(data.n - p, 1)
         widen = max(1.0, red) * MISFIT_WIDEN
         trans = []

@@ -495,8 +495,8 @@ CHAIN_NOISE = 2.0 ** np.linspace(-2.0, 0.5, 11)
 def _chain_profile(data, fixed, k, grid, ways_list, steps, floor: float):
     """Level k's log-likelihood over capacities ``grid`` for each of
     ``ways_list`` (its page and policy as fitted), where every stride's
-    curve is one placement of its array, each size a prefix of it (the
-    table's placement "curve"): the level's kept fractions are one path of
+    curve is one placement of an array, each size a prefix of it (the
+    table's placement "curve" or "run"): the level's kept fractions are one path of
     the page-colour occupancy chain (:func:`.cache_model.prefix_kept_moments`:
     mean and covariance over the sizes), not the mean over placements with
     independent scatter.  Each stride's latencies are profiled out: the
@@ -506,7 +506,7 @@ def _chain_profile(data, fixed, k, grid, ways_list, steps, floor: float):
     the stride left out, its step prefetch-hidden).  The points used are a
     stride's sizes from ``floor``.  Returns (len(ways_list), G) and the
     number of points used."""
-    size, _, page, policy = fixed[k]
+    page, policy = fixed[k][2:]
     g = np.asarray(grid, float)
     S = len(data.strides)
     others = _nest([data.fixed_kept(f)[0] for f in fixed])
