@@ -240,63 +240,6 @@ def kept_by_prefix(col: np.ndarray, colours: int, ways: int, policy: str = "lru"
 
 
 
-def prefix_kept_moments(n_pages, colours, ways: int, policy: str = "lru"):
-    """The kept fraction's mean and covariance over the prefixes of one
-    random placement (a sequential chase over one array, each size a
-    prefix of it): at ``n_pages`` (m,) increasing touched-page counts, for
-    each of ``colours`` (G,) page colours of a ``ways``-way cache.  Returns
-    (mean (G, m), covariance (G, m, m)).
-
-    The placement is a Markov chain in the counts of colours holding 1,
-    2, ..., ways and more than ways pages, a page landing in a colour at
-    random at each step; its linear-noise approximation (the mean path,
-    and the covariance grown by each step's multinomial scatter about it,
-    carried forward by the step's linear map) gives the moments.  One
-    placement's kept fractions at two sizes are correlated (the smaller's
-    pages are the larger's first ones), which the mean over placements
-    (:func:`_set_keeps_it`) and the per-point variance do not say, and
-    the covariance is what tells a direct-mapped board's gradual onset
-    from a sharper cache's (bench/memory_kalman_oracle.py).  LRU: a colour
-    holding more than ``ways`` pages keeps none of them; "any": it keeps
-    ``ways``."""
-    n_obs = np.asarray(n_pages, int)
-    C = np.atleast_1d(np.asarray(colours, float))
-    G, d, m = len(C), ways + 1, len(n_obs)
-    kw = np.array([i + 1.0 for i in range(ways)] + [float(ways) if policy == "any" else 0.0])
-    # the change in the counts that a page makes, landing in a colour that
-    # holds 0, 1, ..., ways, more than ways pages
-    V = np.zeros((d + 1, d))
-    for j in range(d):
-        if j >= 1:
-            V[j, j - 1] -= 1.0
-        V[j, min(j, d - 1)] += 1.0
-    # the mean step is linear in the counts: p_0 = 1 - sum(m) / C, p_j = m_j / C
-    F = np.eye(d)[None] + (V[1:].T[None] - np.outer(V[0], np.ones(d))[None]) / C[:, None, None]
-    Ft = np.swapaxes(F, 1, 2)
-    mu = np.zeros((G, d))
-    P = np.zeros((G, d, d))
-    mean = np.zeros((G, m))
-    cov = np.zeros((G, m, m))
-    u = np.zeros((G, m, d))      # Cov(counts now, kept pages at each earlier size)
-    last, j = 0, 0
-    for n in range(1, int(n_obs[-1]) + 1 if m else 0):
-        p = np.concatenate([(C - mu.sum(axis=1))[:, None], mu], axis=1) / C[:, None]
-        p = np.clip(p, 0.0, 1.0)
-        inc = p @ V
-        Q = np.einsum("gk,ki,kj->gij", p, V, V) - inc[:, :, None] * inc[:, None, :]
-        mu = mu + inc
-        P = F @ P @ Ft + Q
-        if j < m and n == n_obs[j]:
-            if j:
-                u[:, :j] = np.einsum("gab,gjb->gja", np.linalg.matrix_power(F, n - last), u[:, :j])
-            while j < m and n == n_obs[j]:
-                u[:, j] = P @ kw
-                mean[:, j] = mu @ kw / n
-                cov[:, j, :j + 1] = (u[:, :j + 1] @ kw) / (n * n_obs[:j + 1])[None]
-                cov[:, :j + 1, j] = cov[:, j, :j + 1]
-                j += 1
-            last = n
-    return mean, cov
 
 @functools.cache
 def _typical_drawn(colours: int, ways: int) -> np.ndarray:
@@ -647,6 +590,6 @@ def colours(cache_bytes: float, ways: int, page_bytes: float) -> float:
     return max(1.0, cache_bytes / ways / page_bytes)
 
 
-__all__ = ["kept_fraction", "prefix_kept_moments", "staircase", "fit_transitions", "Transition",
+__all__ = ["kept_fraction", "staircase", "fit_transitions", "Transition",
            "describe_shape",
            "SMALL_PAGE", "HUGE_PAGE", "colours"]

@@ -60,7 +60,7 @@ another capacity, which a bootstrap from the sharper shape cannot see).
 Where every stride's curve is one placement of an array, each size a
 prefix of it ("curve", "run"), the last level on random pages of at most
 four ways is then read again under that placement's page-colour
-occupancy chain (:func:`_chain_refit`): its kept fractions one path of
+occupancy chain (:func:`.placement_chain.chain_refit`): its kept fractions one path of
 the chain, correlated over the sizes, each stride's latencies profiled
 out; the levels between the first and it that the chain does without
 (BIC) are dropped.
@@ -86,7 +86,6 @@ docs/memory.md.
 Pure: a function of DataFrames."""
 from __future__ import annotations
 
-import dataclasses
 import math
 from dataclasses import dataclass, field
 
@@ -94,17 +93,15 @@ import numpy as np
 import pandas as pd
 from scipy.special import stdtrit  # the t quantile: scipy.special imports in a third of scipy.stats' time
 
-from benchlib.errors import BenchlibError
 from benchlib.memory.access import PLACEMENT_NOTES, placement_of
-from benchlib.memory.cache_model import Transition
+from benchlib.memory.cache_model import DELTA_CHI2, Transition
 from benchlib.memory.hierarchy import Level
 from benchlib.memory.segments import _MIN_SIGMA, MIN_STEP, _noise_sigma
 from benchlib.memory.stride_model import (
     _curves, _strides, _Data, _nest, _shapes, _grid, _profile, _dev_of, _bottom, _placement_bootstrap,
-    _chain_profile, BOOT_DM_WAYS, GRID_PER_OCTAVE, RANDOM_WAYS,
-    COARSE_PER_OCTAVE, RANDOM_MIN_BYTES)
+    _room, _n_params, BOOT_DM_WAYS, GRID_PER_OCTAVE, COARSE_PER_OCTAVE, MIN_RATIO, RANDOM_MIN_BYTES)
+from benchlib.memory.placement_chain import chain_refit
 
-DELTA_CHI2 = 4.0
 #: A step below this ratio of latencies, at a stride where another stride
 #: shows the level, is hidden there.
 HIDDEN_RATIO = 1.08
@@ -119,15 +116,6 @@ TLB_STRIDE = 1024
 #: strides from TLB_STRIDE up place capacities only if, each fitted alone,
 #: they agree with each other (:func:`_paged_strides_out`).
 PAGED_WITNESSES = 2
-#: The stride fit keeps adjacent levels at least this factor apart: every
-#: machine we simulate has its levels x4 or more apart (8 KiB
-#: -> 96 KiB on the Alpha 21164, 32 KiB -> 512 KiB on Zen 3, 256 KiB -> 8
-#: MiB), and in a stride figure two closer steps are one level seen
-#: differently at different strides (a placement, a neighbour's share of a
-#: shared cache).  Stricter than the closest caches we know
-#: (cache_model.CLOSEST_LEVELS): a Tremont's 1.5 MiB L2 and 4 MiB L3 would
-#: be read as one level by this fit.
-MIN_RATIO = 4.0
 #: Intervals: the chi-square is divided by max(1, the best fit's reduced
 #: chi-square) times this (calibrated on bench/memory_coverage.py).
 MISFIT_WIDEN = 4.0
@@ -142,12 +130,6 @@ MAX_LEVELS = 5
 #: KiB; today's L1s hold at most 192 KiB): a first step beyond this is a
 #: later level's, the levels below it prefetch-hidden at every stride given.
 FIRST_LEVEL_MAX = 1 << 20
-
-
-def _n_params(strides: int, levels: int) -> int:
-    """A stride fit's free parameters: each stride's latencies (one per
-    level and memory's), each level's capacity and shape."""
-    return strides * (levels + 1) + 2 * levels
 
 
 def _agree(mine: list, theirs: list, lo: float, hi: float) -> bool:
@@ -212,14 +194,6 @@ def _place(data, fixed, k, grid, coarse=False, passes=3):
     out = list(fixed)
     out[k] = (float(grid[i]),) + tuple(shape)
     return out, float(prof[i])
-
-
-def _room(data, fixed, k):
-    """The capacities level k may take: MIN_RATIO from its neighbours, and
-    within the measured sizes."""
-    lo = fixed[k - 1][0] * MIN_RATIO if k > 0 else data.w_all[0]
-    hi = fixed[k + 1][0] / MIN_RATIO if k + 1 < len(fixed) else data.w_all[-1]
-    return lo, hi
 
 
 def _refine(data, fixed, span=2.0 ** (1 / 4), coarse=False, passes=3, wide=False):
@@ -418,75 +392,6 @@ def _interval(data, fixed, k, widen):
     return level, t
 
 
-def _chain_refit(data, fixed, coefs, trans):
-    """The last level on random pages (at most BOOT_DM_WAYS ways) read again
-    under one placement's occupancy chain (:func:`.stride_model._chain_profile`),
-    where every stride's curve is one placement of an array, each size a
-    prefix of it (placement "curve", and "run", whose strides share one
-    placement: there the chain profile reads them as independent, and only
-    the placement bootstrap's draws, one for every stride, set how wide the
-    interval is).  Least squares on the mean over placements reads one
-    placement of a direct-mapped board as a sharper cache elsewhere, and
-    adds a level below it for the losses its onset begins with
-    (bench/memory_kalman_oracle.py).  The levels as fitted, and without
-    each level between the first and it, are compared by the chain's
-    likelihood less BIC's charge for their latencies and capacities; the
-    best kept, the level at the capacity and ways the chain puts highest
-    (over twice the fitted capacity either side, within its room), its
-    interval that of its transition ``trans[k]`` joined with the chain
-    profile's (log-likelihood within DELTA_CHI2 / 2 of its best).  Returns (fixed,
-    trans), a level fewer where one was dropped."""
-    cand = [k for k, (size, ways, page, policy) in enumerate(fixed)
-            if page is not None and size / ways / page > 1.0 and ways <= BOOT_DM_WAYS
-            and (policy == "lru" or ways == 1)]
-    if not cand:
-        return fixed, trans
-    k = cand[-1]
-    size, ways, page, policy = fixed[k]
-    med = np.array([np.median(data.y[i, data.mask[i] > 0]) for i in range(len(data.strides))])
-    steps = np.where(coefs[:, k + 1] >= 0.05 * med, coefs[:, k + 1], 0.0)
-    # where the first level keeps nothing of a cyclic chase (an LRU cache of
-    # two or more ways nothing past its capacity, a direct-mapped one
-    # nothing past twice it), so that a line it keeps does not stand for
-    # the level's own
-    floor = 2.0 * fixed[0][0] if k > 0 else 0.0
-    ways_list = [w for w in RANDOM_WAYS if w <= BOOT_DM_WAYS]
-    best = None
-    for drop in [None] + list(range(1, k)):
-        fx = [f for j, f in enumerate(fixed) if j != drop]
-        kk = k - (drop is not None)
-        lo_r, hi_r = _room(data, fx, kk)
-        grid = _grid(max(lo_r, size / 2.0), min(hi_r, size * 2.0), GRID_PER_OCTAVE)
-        ll, n = _chain_profile(data, fx, kk, grid, ways_list, steps, floor)
-        if not n:
-            return fixed, trans
-        S = int(np.count_nonzero(steps))
-        score = float(ll.max()) - 0.5 * _n_params(S, len(fx)) * math.log(n)
-        if best is None or score > best[0]:
-            best = (score, drop, fx, kk, grid, ll, lo_r, hi_r)
-    _, drop, fixed, k, grid, ll, lo_r, hi_r = best
-    t = trans[k + (drop is not None and drop <= k)]
-    trans = [tr for j, tr in enumerate(trans) if j != drop]
-    prof = ll.max(axis=0)
-    i = int(np.argmax(prof))
-    ok = prof >= prof[i] - DELTA_CHI2 / 2
-    lo, hi = i, i
-    while lo > 0 and ok[lo - 1]:
-        lo -= 1
-    while hi + 1 < len(grid) and ok[hi + 1]:
-        hi += 1
-    new_ways = ways_list[int(np.argmax(ll[:, i]))]
-    allowed = [w for a, w in enumerate(ways_list) if ll[a, lo:hi + 1].max() >= prof[i] - DELTA_CHI2 / 2]
-    fixed = list(fixed)
-    fixed[k] = (float(grid[i]), new_ways, page, policy)
-    trans[k] = dataclasses.replace(
-        t, size_bytes=float(grid[i]),
-        size_bytes_low=max(min(t.size_bytes_low, float(grid[lo])), lo_r),
-        size_bytes_high=min(max(t.size_bytes_high, float(grid[hi])), hi_r), ways=int(new_ways),
-        ways_resolved=len(allowed) == 1, gradual=float(grid[i]) / new_ways >= 2 * page)
-    return fixed, trans
-
-
 def _select(data, kind):
     """Forward selection: the best new level in each gap, the best three
     tried (placed and refined with the ``kind`` of shapes), the first that
@@ -585,7 +490,7 @@ def fit_stride_chase(df: pd.DataFrame, line_bytes: int | None = None
             # spurious level below a board, which the chain does without,
             # is dropped by it, and the refit that dropping a level asks
             # for does not move the first level into the board's onset
-            fixed, trans = _chain_refit(data, fixed, coefs, trans)
+            fixed, trans = chain_refit(data, fixed, coefs, trans)
             dev_all, coefs, _ = _dev_of(data, fixed)
             K = len(fixed)
         # refined and given its best shape, a level may have become one

@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from benchlib.errors import BenchlibError
-from benchlib.memory.cache_model import kept_by_prefix, kept_fraction, prefix_kept_moments
+from benchlib.memory.cache_model import kept_by_prefix, kept_fraction
 from benchlib.memory.segments import _MIN_SIGMA, _median_by, _noise_sigma
 
 #: Associativities tried; 1 is direct mapped.
@@ -484,86 +484,28 @@ def _placement_bootstrap(data, fixed, k, level, grid, shapes, observed: float):
     return observed * math.exp(-hi_q), observed * math.exp(-lo_q)
 
 
-# ------------------------------------------ one placement's chain, per stride
+# ------------------------------------------------- levels and their room
 
-#: The chain likelihood's grids: each stride's step at the level, about its
-#: least-squares value, and its points' noise, about their own.
-CHAIN_STEPS = 2.0 ** np.linspace(-1.2, 1.2, 25)
-CHAIN_NOISE = 2.0 ** np.linspace(-2.0, 0.5, 11)
-
-
-def _chain_profile(data, fixed, k, grid, ways_list, steps, floor: float):
-    """Level k's log-likelihood over capacities ``grid`` for each of
-    ``ways_list`` (its page and policy as fitted), where every stride's
-    curve is one placement of an array, each size a prefix of it (the
-    table's placement "curve" or "run"): the level's kept fractions are one path of
-    the page-colour occupancy chain (:func:`.cache_model.prefix_kept_moments`:
-    mean and covariance over the sizes), not the mean over placements with
-    independent scatter.  Each stride's latencies are profiled out: the
-    other levels' columns and the constant by generalised least squares,
-    the level's step and the points' noise scale over CHAIN_STEPS and
-    CHAIN_NOISE about each stride's least-squares step ``steps`` (S,; 0:
-    the stride left out, its step prefetch-hidden).  The points used are a
-    stride's sizes from ``floor``.  Returns (len(ways_list), G) and the
-    number of points used."""
-    page, policy = fixed[k][2:]
-    g = np.asarray(grid, float)
-    S = len(data.strides)
-    others = _nest([data.fixed_kept(f)[0] for f in fixed])
-    units = [max(float(page), float(max(st, data.line))) for st in data.strides]
-    rows = []
-    for i in range(S):
-        on = (data.mask[i] > 0) & (data.w[i] >= max(floor, units[i]))
-        step = float(steps[i])
-        y = data.y[i, on]
-        if on.sum() < 4 or step <= 0:
-            continue
-        n = np.maximum(1, np.round(data.w[i, on] / units[i])).astype(int)
-        keep = np.r_[True, np.diff(n) > 0]
-        cols = [np.ones(int(keep.sum()))]
-        for j, h in enumerate(others):
-            if j != k:
-                c = 1.0 - h[i, on][keep]
-                if np.ptp(c) > 1e-3:
-                    cols.append(c)
-        rows.append((n[keep], y[keep], data.sigma[i] * y[keep], np.stack(cols, axis=1), step))
-    out = np.zeros((len(ways_list), len(g)))
-    if not rows:
-        return out, 0
-    n_all = np.unique(np.concatenate([r[0] for r in rows]))
-    for a, ways in enumerate(ways_list):
-        mean, cov = prefix_kept_moments(n_all, g / ways / float(page), ways, policy)
-        for n, y, sig, X, step in rows:
-            idx = np.searchsorted(n_all, n)
-            out[a] += _chain_ll(y, sig, X, 1.0 - mean[:, idx], cov[:, idx][:, :, idx],
-                                step * CHAIN_STEPS, CHAIN_NOISE)
-    return out, sum(len(r[1]) for r in rows)
+#: The stride fit keeps adjacent levels at least this factor apart: every
+#: machine we simulate has its levels x4 or more apart (8 KiB
+#: -> 96 KiB on the Alpha 21164, 32 KiB -> 512 KiB on Zen 3, 256 KiB -> 8
+#: MiB), and in a stride figure two closer steps are one level seen
+#: differently at different strides (a placement, a neighbour's share of a
+#: shared cache).  Stricter than the closest caches we know
+#: (cache_model.CLOSEST_LEVELS): a Tremont's 1.5 MiB L2 and 4 MiB L3 would
+#: be read as one level by this fit.
+MIN_RATIO = 4.0
 
 
-def _chain_ll(y, sig, X, gap, cov, steps, noise) -> np.ndarray:
-    """One stride's log-likelihood (G,), maximised over its level step
-    ``steps`` and noise scale ``noise``: y = X c + step (1 - h) + e, h of
-    mean 1 - ``gap`` (G, m) and covariance ``cov`` (G, m, m), e
-    independent of sd ``sig`` x the scale, c by generalised least squares.
-    The covariance step^2 cov + scale^2 diag(sig^2) is diagonalised once
-    per capacity (cov whitened by sig), so every (step, scale) costs O(m)."""
-    d = 1.0 / sig
-    T = cov * d[None, :, None] * d[None, None, :]
-    e, U = np.linalg.eigh(T)                                # (G, m), (G, m, m)
-    e = np.maximum(e, 0.0)
-    rot = lambda v: np.einsum("gmi,gm...->gi...", U, v)     # U^T (v / sig)
-    yh = rot(np.broadcast_to((y * d)[None], gap.shape))                   # (G, m)
-    gh = rot(gap * d[None])                                               # (G, m)
-    Xh = rot(np.broadcast_to((X * d[:, None])[None], gap.shape + (X.shape[1],)))  # (G, m, p)
-    B = steps[:, None, None]                                              # (NB, 1, 1)
-    K2 = (noise ** 2)[None, :, None]                                      # (1, NK, 1)
-    w = 1.0 / (B[None] ** 2 * e[:, None, None, :] + K2[None])             # (G, NB, NK, m)
-    r = yh[:, None, :] - steps[None, :, None] * gh[:, None, :]            # (G, NB, m)
-    XtX = np.einsum("gmi,gbkm,gmj->gbkij", Xh, w, Xh)
-    Xtr = np.einsum("gmi,gbkm,gbm->gbki", Xh, w, r)
-    p = XtX.shape[-1]
-    ridge = 1e-9 * np.trace(XtX, axis1=-2, axis2=-1)[..., None, None] * np.eye(p)
-    c = np.linalg.solve(XtX + ridge, Xtr[..., None])[..., 0]              # (G, NB, NK, p)
-    res = r[:, :, None, :] - np.einsum("gmi,gbki->gbkm", Xh, c)
-    ll = -0.5 * (np.sum(w * res ** 2, axis=-1) - np.sum(np.log(w), axis=-1))
-    return ll.reshape(len(gap), -1).max(axis=1)
+def _n_params(strides: int, levels: int) -> int:
+    """A stride fit's free parameters: each stride's latencies (one per
+    level and memory's), each level's capacity and shape."""
+    return strides * (levels + 1) + 2 * levels
+
+
+def _room(data, fixed, k):
+    """The capacities level k may take: MIN_RATIO from its neighbours, and
+    within the measured sizes."""
+    lo = fixed[k - 1][0] * MIN_RATIO if k > 0 else data.w_all[0]
+    hi = fixed[k + 1][0] / MIN_RATIO if k + 1 < len(fixed) else data.w_all[-1]
+    return lo, hi

@@ -89,7 +89,8 @@ def test_one_placements_chain_has_the_drawn_placements_moments(ways, policy):
     # the kept fraction over the prefixes of one random placement (64
     # colours): the chain's mean, standard deviation and the correlation of
     # two sizes against 20,000 placements drawn page by page (seeded)
-    from benchlib.memory.cache_model import kept_by_prefix, prefix_kept_moments
+    from benchlib.memory.cache_model import kept_by_prefix
+    from benchlib.memory.placement_chain import prefix_kept_moments
     n = np.array([4, 8, 16, 32, 64, 128, 256])
     mean, cov = prefix_kept_moments(n, [64.0], ways, policy)
     col = np.random.default_rng(1).integers(0, 64, (20000, 256))

@@ -459,7 +459,7 @@ def test_the_chain_is_not_used_where_each_size_is_its_own_placement(monkeypatch)
 
     def refuse(*a, **k):
         raise AssertionError("chain refit called for placement size")
-    monkeypatch.setattr(stride_mod, "_chain_refit", refuse)
+    monkeypatch.setattr(stride_mod, "chain_refit", refuse)
     m = next(x for x in cs.NINETIES if x.name == "pentium_256k")
     df = cs.stride_figure(m, (32, 64, 128), max_bytes=1 << 20, seed=100, placed="size")
     levels, _, _ = stride_mod.fit_stride_chase(df, line_bytes=32)
