@@ -78,7 +78,8 @@ three seeds, 83 %, 87 % and 20 of 120 where one array serves the whole
 run ("run"; 78 %, 86 % and 27 before).  Linux's Alpha 21164 96 KiB 3-way
 S-cache on four page colours is read within 10 % in none of the six
 "curve" figures (the chain does without it: its own placement's scatter
-is not modelled).  A fit of 6-8 strides takes 1-10 s, 12-18 s where
+is not modelled).  A fit of 6-8 strides takes 1-11 s (the chain's
+share grows with the board's pages: 4096 for a 4 MiB board), 12-18 s where
 strides 1024 and 4096 are each fitted alone too
 (:func:`_paged_strides_out`: lmbench3's recorded folders); see
 docs/memory.md.
