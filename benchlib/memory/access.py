@@ -19,10 +19,12 @@ PLACEMENT_NOTES = {
              "stride, placement=run if of one array for every stride, as lmbench 1.x and 2.x's "
              "lat_mem_rd)"),
     "curve": ("page placement: one array for the whole curve, each size a prefix of it, so a "
-              "random-page level keeps the mean over placements' lines"),
+              "random-page level keeps the mean over placements' lines, and the last board on "
+              "random pages is read again under that placement's page-colour occupancy chain"),
     "run": ("page placement: one array for the whole run, every stride's every size a prefix "
             "of it (lmbench 1.x and 2.x's lat_mem_rd allocates once), so a random-page level "
-            "keeps the mean over placements' lines, and its interval is drawn from one "
+            "keeps the mean over placements' lines, the last board on random pages is read "
+            "again under the page-colour occupancy chain, and its interval is drawn from one "
             "placement shared by every stride: the strides are not independent runs"),
 }
 
