@@ -36,6 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 import cachesim as cs  # noqa: E402
 from benchlib.memory.cache_model import _set_keeps_it  # noqa: E402
+from benchlib.memory.placement_chain import landing_changes  # noqa: E402
 
 STRIDES = (16, 32, 64, 128, 256, 512)
 WAYS = (1, 2, 3, 4)
@@ -53,13 +54,7 @@ def kalman_ll(n_obs: np.ndarray, obs: np.ndarray, sig: np.ndarray, colours: np.n
     G, d = len(colours), ways + 1
     C = np.asarray(colours, float)
     kept_w = np.array([i + 1.0 for i in range(ways)] + [0.0])
-    # the change a page makes landing in a colour holding j pages (j = 0 ..
-    # ways: one more in the next count; more than ways: none)
-    V = np.zeros((d + 1, d))
-    for j in range(ways + 1):
-        if j >= 1:
-            V[j, j - 1] -= 1.0
-        V[j, min(j, d - 1)] += 1.0
+    V = landing_changes(ways)
     # the mean step is linear in the state: p_0 = 1 - sum(m) / C, p_j = m_j / C
     A = (V[1:].T[None, :, :] - np.outer(V[0], np.ones(d))[None]) / C[:, None, None]
     F = np.eye(d)[None] + A                                           # (G, d, d)

@@ -23,6 +23,20 @@ from benchlib.memory.stride_model import (BOOT_DM_WAYS, GRID_PER_OCTAVE, RANDOM_
                                           _n_params, _nest, _room)
 
 
+def landing_changes(ways: int) -> np.ndarray:
+    """The occupancy chain's steps: row j the change in the counts of
+    colours holding 1, ..., ways and more than ways pages that a page
+    makes landing in a colour that holds j pages (j = 0 .. ways; the last
+    row, more than ways, changes nothing).  (ways + 2, ways + 1)."""
+    d = ways + 1
+    V = np.zeros((d + 1, d))
+    for j in range(d):
+        if j >= 1:
+            V[j, j - 1] -= 1.0
+        V[j, j] += 1.0
+    return V
+
+
 def prefix_kept_moments(n_pages, colours, ways: int, policy: str = "lru"):
     """The kept fraction's mean and covariance over the prefixes of one
     random placement (a sequential chase over one array, each size a
@@ -46,13 +60,7 @@ def prefix_kept_moments(n_pages, colours, ways: int, policy: str = "lru"):
     C = np.atleast_1d(np.asarray(colours, float))
     G, d, m = len(C), ways + 1, len(n_obs)
     kw = np.array([i + 1.0 for i in range(ways)] + [float(ways) if policy == "any" else 0.0])
-    # the change in the counts that a page makes, landing in a colour that
-    # holds 0, 1, ..., ways, more than ways pages
-    V = np.zeros((d + 1, d))
-    for j in range(d):
-        if j >= 1:
-            V[j, j - 1] -= 1.0
-        V[j, min(j, d - 1)] += 1.0
+    V = landing_changes(ways)
     # the mean step is linear in the counts: p_0 = 1 - sum(m) / C, p_j = m_j / C
     F = np.eye(d)[None] + (V[1:].T[None] - np.outer(V[0], np.ones(d))[None]) / C[:, None, None]
     Ft = np.swapaxes(F, 1, 2)
@@ -88,7 +96,7 @@ CHAIN_STEPS = 2.0 ** np.linspace(-1.2, 1.2, 25)
 CHAIN_NOISE = 2.0 ** np.linspace(-2.0, 0.5, 11)
 
 
-def chain_profile(data, fixed, k, grid, ways_list, steps, floor: float):
+def chain_profile(data, fixed, k, grid, ways_list, steps, floor: float, moments=None):
     """Level k's log-likelihood over capacities ``grid`` for each of
     ``ways_list`` (its page and policy as fitted), where every stride's
     curve is one placement of an array, each size a prefix of it (the
@@ -100,8 +108,10 @@ def chain_profile(data, fixed, k, grid, ways_list, steps, floor: float):
     the level's step and the points' noise scale over CHAIN_STEPS and
     CHAIN_NOISE about each stride's least-squares step ``steps`` (S,; 0:
     the stride left out, its step prefetch-hidden).  The points used are a
-    stride's sizes from ``floor``.  Returns (len(ways_list), G) and the
-    number of points used."""
+    stride's sizes from ``floor``.  ``moments``: a dict that keeps the
+    chain's moments for the next call (they depend on the pages, the
+    capacities and the shape, not on the other levels).  Returns
+    (len(ways_list), G) and the number of points used."""
     page, policy = fixed[k][2:]
     g = np.asarray(grid, float)
     S = len(data.strides)
@@ -128,7 +138,13 @@ def chain_profile(data, fixed, k, grid, ways_list, steps, floor: float):
         return out, 0
     n_all = np.unique(np.concatenate([r[0] for r in rows]))
     for a, ways in enumerate(ways_list):
-        mean, cov = prefix_kept_moments(n_all, g / ways / float(page), ways, policy)
+        key = (n_all.tobytes(), g.tobytes(), ways, page, policy)
+        if moments is None or key not in moments:
+            got = prefix_kept_moments(n_all, g / ways / float(page), ways, policy)
+            if moments is None:
+                moments = {}
+            moments[key] = got
+        mean, cov = moments[key]
         for n, y, sig, X, step in rows:
             idx = np.searchsorted(n_all, n)
             out[a] += chain_loglik(y, sig, X, 1.0 - mean[:, idx], cov[:, idx][:, :, idx],
@@ -199,12 +215,13 @@ def chain_refit(data, fixed, coefs, trans):
     floor = 2.0 * fixed[0][0] if k > 0 else 0.0
     ways_list = [w for w in RANDOM_WAYS if w <= BOOT_DM_WAYS]
     best = None
+    moments: dict = {}          # the drop candidates share the board's pages and, mostly, its grid
     for drop in [None] + list(range(1, k)):
         fx = [f for j, f in enumerate(fixed) if j != drop]
         kk = k - (drop is not None)
         lo_r, hi_r = _room(data, fx, kk)
         grid = _grid(max(lo_r, size / 2.0), min(hi_r, size * 2.0), GRID_PER_OCTAVE)
-        ll, n = chain_profile(data, fx, kk, grid, ways_list, steps, floor)
+        ll, n = chain_profile(data, fx, kk, grid, ways_list, steps, floor, moments)
         if not n:
             return fixed, trans
         S = int(np.count_nonzero(steps))
@@ -234,4 +251,4 @@ def chain_refit(data, fixed, coefs, trans):
     return fixed, trans
 
 
-__all__ = ["prefix_kept_moments", "chain_profile", "chain_loglik", "chain_refit"]
+__all__ = ["landing_changes", "prefix_kept_moments", "chain_profile", "chain_loglik", "chain_refit"]
