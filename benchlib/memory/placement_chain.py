@@ -107,8 +107,9 @@ def chain_profile(data, fixed, k, grid, ways_list, steps, floor: float, moments=
     other levels' columns and the constant by generalised least squares,
     the level's step and the points' noise scale over CHAIN_STEPS and
     CHAIN_NOISE about each stride's least-squares step ``steps`` (S,; 0:
-    the stride left out, its step prefetch-hidden).  The points used are a
-    stride's sizes from ``floor``.  ``moments``: a dict that keeps the
+    the step prefetch-hidden at that stride, whose points are then read
+    without the level).  The points used are every stride's sizes from
+    ``floor``, so that two sets of levels are scored on the same points.  ``moments``: a dict that keeps the
     chain's moments for the next call (they depend on the pages, the
     capacities and the shape, not on the other levels).  Returns
     (len(ways_list), G) and the number of points used."""
@@ -120,19 +121,18 @@ def chain_profile(data, fixed, k, grid, ways_list, steps, floor: float, moments=
     rows = []
     for i in range(S):
         on = (data.mask[i] > 0) & (data.w[i] >= max(floor, units[i]))
-        step = float(steps[i])
         y = data.y[i, on]
-        if on.sum() < 4 or step <= 0:
+        if on.sum() < 4:
             continue
+        # sizes within one page of each other share the kept fraction
         n = np.maximum(1, np.round(data.w[i, on] / units[i])).astype(int)
-        keep = np.r_[True, np.diff(n) > 0]
-        cols = [np.ones(int(keep.sum()))]
+        cols = [np.ones(len(y))]
         for j, h in enumerate(others):
             if j != k:
-                c = 1.0 - h[i, on][keep]
+                c = 1.0 - h[i, on]
                 if np.ptp(c) > 1e-3:
                     cols.append(c)
-        rows.append((n[keep], y[keep], data.sigma[i] * y[keep], np.stack(cols, axis=1), step))
+        rows.append((n, y, data.sigma[i] * y, np.stack(cols, axis=1), max(float(steps[i]), 0.0)))
     out = np.zeros((len(ways_list), len(g)))
     if not rows:
         return out, 0
@@ -181,38 +181,37 @@ def chain_loglik(y, sig, X, gap, cov, steps, noise) -> np.ndarray:
     return ll.reshape(len(gap), -1).max(axis=1)
 
 
-def chain_refit(data, fixed, coefs, trans):
-    """The last level on random pages (at most BOOT_DM_WAYS ways) read again
-    under one placement's occupancy chain (:func:`chain_profile`),
-    where every stride's curve is one placement of an array, each size a
-    prefix of it (placement "curve", and "run", whose strides share one
-    placement: there the chain profile reads them as independent, and only
-    the placement bootstrap's draws, one for every stride, set how wide the
-    interval is).  Least squares on the mean over placements reads one
-    placement of a direct-mapped board as a sharper cache elsewhere, and
-    adds a level below it for the losses its onset begins with
-    (bench/memory_kalman_oracle.py).  The levels as fitted, and without
-    each level between the first and it, are compared by the chain's
-    likelihood less BIC's charge for their latencies and capacities; the
-    best kept, the level at the capacity and ways the chain puts highest
-    (over twice the fitted capacity either side, within its room), its
-    interval that of its transition ``trans[k]`` joined with the chain
-    profile's (log-likelihood within DELTA_CHI2 / 2 of its best).  Returns (fixed,
-    trans), a level fewer where one was dropped."""
-    cand = [k for k, (size, ways, page, policy) in enumerate(fixed)
+def _eligible(fixed) -> list[int]:
+    """The levels the chain reads: on random pages, at most BOOT_DM_WAYS
+    ways, LRU or direct mapped, more than one page a way."""
+    return [k for k, (size, ways, page, policy) in enumerate(fixed)
             if page is not None and size / ways / page > 1.0 and ways <= BOOT_DM_WAYS
             and (policy == "lru" or ways == 1)]
+
+
+def chain_score(data, fixed, coefs):
+    """How well levels ``fixed`` (least-squares latencies ``coefs``, (S,
+    K + 1)) describe curves that are each one placement of an array: the
+    last level on random pages of at most BOOT_DM_WAYS ways read under its
+    occupancy chain (:func:`chain_profile`, its capacity over twice the
+    fitted one either side, within its room), as fitted and without each
+    level between the first and it, every stride's points from where the
+    first level keeps nothing of a cyclic chase (an LRU cache of two or
+    more ways nothing past its capacity, a direct-mapped one nothing past
+    twice it: a line it keeps does not stand for the read level's own);
+    the best of these by log-likelihood less BIC's charge for the
+    latencies and capacities.  None where no level is on random pages.
+    Returns (score, dropped level or None, levels, k, grid, log-likelihood
+    (ways, grid), room low, room high)."""
+    cand = _eligible(fixed)
     if not cand:
-        return fixed, trans
+        return None
     k = cand[-1]
-    size, ways, page, policy = fixed[k]
-    med = np.array([np.median(data.y[i, data.mask[i] > 0]) for i in range(len(data.strides))])
-    steps = np.where(coefs[:, k + 1] >= 0.05 * med, coefs[:, k + 1], 0.0)
-    # where the first level keeps nothing of a cyclic chase (an LRU cache of
-    # two or more ways nothing past its capacity, a direct-mapped one
-    # nothing past twice it), so that a line it keeps does not stand for
-    # the level's own
+    size = fixed[k][0]
     floor = 2.0 * fixed[0][0] if k > 0 else 0.0
+    S = len(data.strides)
+    med = np.array([np.median(data.y[i, data.mask[i] > 0]) for i in range(S)])
+    steps = np.where(coefs[:, k + 1] >= 0.05 * med, coefs[:, k + 1], 0.0)
     ways_list = [w for w in RANDOM_WAYS if w <= BOOT_DM_WAYS]
     best = None
     moments: dict = {}          # the drop candidates share the board's pages and, mostly, its grid
@@ -223,12 +222,34 @@ def chain_refit(data, fixed, coefs, trans):
         grid = _grid(max(lo_r, size / 2.0), min(hi_r, size * 2.0), GRID_PER_OCTAVE)
         ll, n = chain_profile(data, fx, kk, grid, ways_list, steps, floor, moments)
         if not n:
-            return fixed, trans
-        S = int(np.count_nonzero(steps))
+            return None
         score = float(ll.max()) - 0.5 * _n_params(S, len(fx)) * math.log(n)
         if best is None or score > best[0]:
             best = (score, drop, fx, kk, grid, ll, lo_r, hi_r)
+    return best
+
+
+def chain_refit(data, fixed, coefs, trans):
+    """The last level on random pages (at most BOOT_DM_WAYS ways) read again
+    under one placement's occupancy chain (:func:`chain_score`),
+    where every stride's curve is one placement of an array, each size a
+    prefix of it (placement "curve", and "run", whose strides share one
+    placement: there the chain profile reads them as independent, and only
+    the placement bootstrap's draws, one for every stride, set how wide the
+    interval is).  Least squares on the mean over placements reads one
+    placement of a direct-mapped board as a sharper cache elsewhere, and
+    adds a level below it for the losses its onset begins with
+    (bench/memory_kalman_oracle.py).  The best of :func:`chain_score`'s
+    sets kept, the level at the capacity and ways the chain puts highest,
+    its interval that of its transition ``trans[k]`` joined with the chain
+    profile's (log-likelihood within DELTA_CHI2 / 2 of its best).  Returns
+    (fixed, trans), a level fewer where one was dropped."""
+    best = chain_score(data, fixed, coefs)
+    if best is None:
+        return fixed, trans
     _, drop, fixed, k, grid, ll, lo_r, hi_r = best
+    page, policy = fixed[k][2:]
+    ways_list = [w for w in RANDOM_WAYS if w <= BOOT_DM_WAYS]
     t = trans[k + (drop is not None and drop <= k)]
     trans = [tr for j, tr in enumerate(trans) if j != drop]
     prof = ll.max(axis=0)
@@ -251,4 +272,5 @@ def chain_refit(data, fixed, coefs, trans):
     return fixed, trans
 
 
-__all__ = ["landing_changes", "prefix_kept_moments", "chain_profile", "chain_loglik", "chain_refit"]
+__all__ = ["landing_changes", "prefix_kept_moments", "chain_profile", "chain_loglik", "chain_score",
+           "chain_refit"]
