@@ -19,7 +19,7 @@ import math
 import numpy as np
 
 from benchlib.memory.cache_model import DELTA_CHI2
-from benchlib.memory.stride_model import (BOOT_DM_WAYS, GRID_PER_OCTAVE, RANDOM_WAYS, _grid,
+from benchlib.memory.stride_model import (BOOT_DM_WAYS, COARSE_PER_OCTAVE, GRID_PER_OCTAVE, RANDOM_WAYS, _grid,
                                           _n_params, _nest, _room)
 
 
@@ -189,18 +189,21 @@ def _eligible(fixed) -> list[int]:
             and (policy == "lru" or ways == 1)]
 
 
-def chain_score(data, fixed, coefs):
+def chain_score(data, fixed, coefs, floor: float | None = None, coarse: bool = False):
     """How well levels ``fixed`` (least-squares latencies ``coefs``, (S,
     K + 1)) describe curves that are each one placement of an array: the
     last level on random pages of at most BOOT_DM_WAYS ways read under its
     occupancy chain (:func:`chain_profile`, its capacity over twice the
     fitted one either side, within its room), as fitted and without each
-    level between the first and it, every stride's points from where the
-    first level keeps nothing of a cyclic chase (an LRU cache of two or
-    more ways nothing past its capacity, a direct-mapped one nothing past
-    twice it: a line it keeps does not stand for the read level's own);
-    the best of these by log-likelihood less BIC's charge for the
-    latencies and capacities.  None where no level is on random pages.
+    level between the first and it, every stride's points from ``floor``
+    (by default from where the first level keeps nothing of a cyclic chase,
+    an LRU cache of two or more ways nothing past its capacity, a
+    direct-mapped one nothing past twice it: a line it keeps does not
+    stand for the read level's own); the best of these by log-likelihood
+    less BIC's charge for the latencies and capacities.  ``coarse``: the
+    levels as fitted only, the capacity on the coarse grid (a candidate
+    set's score, about a quarter of the work).  None where no level is on
+    random pages.
     Returns (score, dropped level or None, levels, k, grid, log-likelihood
     (ways, grid), room low, room high)."""
     cand = _eligible(fixed)
@@ -208,18 +211,20 @@ def chain_score(data, fixed, coefs):
         return None
     k = cand[-1]
     size = fixed[k][0]
-    floor = 2.0 * fixed[0][0] if k > 0 else 0.0
+    if floor is None:
+        floor = 2.0 * fixed[0][0] if k > 0 else 0.0
     S = len(data.strides)
     med = np.array([np.median(data.y[i, data.mask[i] > 0]) for i in range(S)])
     steps = np.where(coefs[:, k + 1] >= 0.05 * med, coefs[:, k + 1], 0.0)
     ways_list = [w for w in RANDOM_WAYS if w <= BOOT_DM_WAYS]
     best = None
     moments: dict = {}          # the drop candidates share the board's pages and, mostly, its grid
-    for drop in [None] + list(range(1, k)):
+    for drop in [None] + ([] if coarse else list(range(1, k))):
         fx = [f for j, f in enumerate(fixed) if j != drop]
         kk = k - (drop is not None)
         lo_r, hi_r = _room(data, fx, kk)
-        grid = _grid(max(lo_r, size / 2.0), min(hi_r, size * 2.0), GRID_PER_OCTAVE)
+        grid = _grid(max(lo_r, size / 2.0), min(hi_r, size * 2.0),
+                     COARSE_PER_OCTAVE if coarse else GRID_PER_OCTAVE)
         ll, n = chain_profile(data, fx, kk, grid, ways_list, steps, floor, moments)
         if not n:
             return None

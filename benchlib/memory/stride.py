@@ -62,27 +62,16 @@ prefix of it ("curve", "run"), the last level on random pages of at most
 four ways is then read again under that placement's page-colour
 occupancy chain (:func:`.placement_chain.chain_refit`): its kept fractions one path of
 the chain, correlated over the sizes, each stride's latencies profiled
-out; the levels between the first and it that the chain does without
-(BIC) are dropped, once before the levels' shapes are chosen and again.
+out.  The forward selection's candidates are compared by that
+likelihood less BIC's charge, and the levels between the first and it
+that the chain does without are dropped, before the levels' shapes are
+chosen and again after.
 
 Status: :func:`.fit.fit_memory` calls it for tables whose every row is a
-stride chase (:func:`.access.access_model`).  On simulated machines
-(bench/memory_coverage.py --seeds 6, 2026-11-28) it reads 95 % of the
-true levels within 10 % and its intervals hold 94 %, with 2 spurious
-levels in 240, where each size is its own placement of the array
-(lat_mem_rd's, the table's ``placement`` "size", the default: the typical
-placement's model, levels also chosen under the mean; session 23); 94.6 %,
-97 % and 3 where the sizes are prefixes of one array per stride
-("curve", session 25; 88 %, 95 % and 21 before the chain); and, over
-three seeds, 86 %, 89 % and 11 of 120 where one array serves the whole
-run ("run"; 78 %, 86 % and 27 before).  Linux's Alpha 21164 96 KiB 3-way
-S-cache on four page colours is read within 10 % in none of the six
-"curve" figures: the board's own scatter over its range is larger than
-its step, told every latency too.  A fit of 6-8 strides takes 1-11 s (the chain's
-share grows with the board's pages: 4096 for a 4 MiB board), 12-18 s where
-strides 1024 and 4096 are each fitted alone too
-(:func:`_paged_strides_out`: lmbench3's recorded folders); see
-docs/memory.md.
+stride chase (:func:`.access.access_model`).  How often it reads the
+simulated machines' levels within 10 %, per placement, how often its
+intervals hold them, and how long a fit takes: docs/memory.md (from
+bench/memory_coverage.py), which also says which levels it misses and why.
 
 Pure: a function of DataFrames."""
 from __future__ import annotations
@@ -464,6 +453,16 @@ def fit_stride_chase(df: pd.DataFrame, line_bytes: int | None = None
         red = max(1.0, d / max(data.n - p, 1))
         cands.append((d + p * math.log(data.n) * red, f))
     fixed = min(cands, key=lambda c: c[0])[1]
+    sets = [f for _, f in cands if f]
+    if placement in ("curve", "run") and len(set(map(tuple, sets))) > 1:
+        # one placement per curve: the candidates compared by the chain's
+        # likelihood, not least squares on the mean over placements, on the
+        # same points, every size from the largest page they read (from
+        # past a first level, a set whose first level is too large wins)
+        floor = max(f[k][2] or 0 for f in sets for k in range(len(f)))
+        sc = [chain_score(data, f, _dev_of(data, f)[1], floor, coarse=True) for f in sets]
+        if all(x is not None for x in sc):
+            fixed = sets[int(np.argmax([x[0] for x in sc]))]
     if fixed:
         # each stride is its own run, which the model describes better or
         # worse (a prefetcher's partial hiding, the TLB's misses at large
