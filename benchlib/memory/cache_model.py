@@ -30,6 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import betainc, gammaln, pdtr
 
+from benchlib.memory.buildable import _built, built_points
 from benchlib.memory.kept import Kept
 
 SMALL_PAGE = 4096
@@ -416,6 +417,7 @@ def _fit_one(w, y, sigma, lats, fixed, k, guess, pages, ways_grid, robust=False)
     whole grid are one model."""
     n = int(SEARCH_OCTAVES * GRID_PER_OCTAVE)
     grid = guess * 2.0 ** (np.arange(-n, n + 1) / GRID_PER_OCTAVE)
+    grid = np.union1d(grid, built_points(grid[0], grid[-1], ways_grid))
     shapes = {}
     pre = {j: (kept_fraction(w, *fixed[j])[None, :], colours(*fixed[j]))
            for j in range(len(fixed)) if j != k}
@@ -434,6 +436,9 @@ def _fit_one(w, y, sigma, lats, fixed, k, guess, pages, ways_grid, robust=False)
             # -2 ln likelihood (up to a constant): the variance depends on the
             # model; a point slower than the model has a Cauchy tail
             dev = np.sum((_slow_tail(r) if robust else r2) + np.log(s2 / sigma ** 2), axis=1)
+            # of two page colours or more, a small cache only at a capacity it
+            # can be built with (36 KiB of 4 ways on 4 KiB pages, 2.25, is none)
+            dev = np.where(_built(grid, ways) | (grid / ways < 2 * page), dev, np.inf)
             shapes[key] = (dev, ways, page, np.sum(r2, axis=1))
     return grid, shapes
 

@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from benchlib.errors import BenchlibError
+from benchlib.memory.buildable import _built
 from benchlib.memory.cache_model import kept_by_prefix, kept_fraction
 from benchlib.memory.segments import _MIN_SIGMA, _median_by, _noise_sigma
 
@@ -354,28 +355,6 @@ def _profile(data, fixed, k, grid, coarse=False, passes=3, shapes=None, per_stri
     if all(not np.isfinite(v).any() for v in best.values()):
         return free          # no shape can be built in this grid: as measured
     return best
-
-
-#: A first-level cache's capacity is its ways times a power of two (its
-#: sets, indexed by address bits, times its line) on every machine we know:
-#: 8 KiB direct mapped, 16 KiB of 4, 32 KiB of 8, 48 KiB of 12, 64 KiB of 4.
-#: A level's profile offers only the grid points nearest such a capacity
-#: (within half the grid's step) up to this size; a cache of any level that
-#: small is an L1.  Above it a level's capacity as a chase sees it may be
-#: anything: a share of a shared cache, a victim cache with the level above,
-#: or an onset that other causes move (tried up to 1 MiB, 2026-11-28: the
-#: Zen 3 folder's 512 KiB L2, whose curves put its onset near 430 KiB, was
-#: then read as 3 ways of 128 KiB, with a spurious level past the L3).
-BUILT_MAX = 64 << 10
-
-
-def _built(grid, ways: int) -> np.ndarray:
-    """Which of ``grid``'s capacities a cache of ``ways`` ways can have
-    (every one above BUILT_MAX)."""
-    g = np.asarray(grid, float)
-    x = np.log2(g / ways)
-    step = float(np.median(np.diff(np.log2(g)))) if len(g) > 1 else 1.0
-    return (np.abs(x - np.round(x)) <= step / 2 + 1e-9) | (g > BUILT_MAX)
 
 
 def _dev_of(data, fixed, passes=3):

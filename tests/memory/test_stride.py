@@ -413,7 +413,8 @@ def test_a_run_with_one_array_gets_an_interval_that_holds_its_board():
 
 def test_a_small_cache_takes_only_capacities_it_can_be_built_with():
     # ways times a power of two, on the fine grid, up to BUILT_MAX
-    from benchlib.memory.stride_model import BUILT_MAX, GRID_PER_OCTAVE, _built, _grid
+    from benchlib.memory.buildable import BUILT_MAX, _built
+    from benchlib.memory.stride_model import GRID_PER_OCTAVE, _grid
     grid = _grid(16 * K, 4 * M, GRID_PER_OCTAVE)
     ok12 = grid[_built(grid, 12) & (grid <= BUILT_MAX)]
     assert ok12 == pytest.approx([24 * K, 48 * K], rel=0.02)
