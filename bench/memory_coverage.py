@@ -99,7 +99,8 @@ def main(argv=None) -> int:
         return f"{100 * n / max(n_lv, 1):.1f} %"
     print(f"\nlevels {n_lv}: within 10 % {n_within} ({share(n_within)}, goal 95 %: "
           f"{'met' if n_within >= 0.95 * n_lv else 'not met'}); 95 % interval holds the truth "
-          f"{n_cover} ({share(n_cover)}, goal 90 %: {'met' if n_cover >= 0.9 * n_lv else 'not met'}); "
+          f"{n_cover} ({share(n_cover)}, goal 90 %: "
+          f"{'met' if n_cover >= 0.9 * n_lv else 'not met'}); "
           f"spurious levels {n_spur}; {time.time() - t0:.0f} s")
     return 0
 

@@ -19,8 +19,8 @@ import math
 import numpy as np
 
 from benchlib.memory.cache_model import DELTA_CHI2
-from benchlib.memory.stride_model import (BOOT_DM_WAYS, COARSE_PER_OCTAVE, GRID_PER_OCTAVE, RANDOM_WAYS, _grid,
-                                          _n_params, _nest, _room)
+from benchlib.memory.stride_model import (BOOT_DM_WAYS, COARSE_PER_OCTAVE, GRID_PER_OCTAVE,
+                                          RANDOM_WAYS, _grid, _n_params, _nest, _room)
 
 
 def landing_changes(ways: int) -> np.ndarray:
@@ -109,9 +109,10 @@ def chain_profile(data, fixed, k, grid, ways_list, steps, floor: float, moments=
     CHAIN_NOISE about each stride's least-squares step ``steps`` (S,; 0:
     the step prefetch-hidden at that stride, whose points are then read
     without the level).  The points used are every stride's sizes from
-    ``floor``, so that two sets of levels are scored on the same points.  ``moments``: a dict that keeps the
-    chain's moments for the next call (they depend on the pages, the
-    capacities and the shape, not on the other levels).  Returns
+    ``floor``, so that two sets of levels are scored on the same points.
+    ``moments``: a dict that keeps the chain's moments for the next call
+    (they depend on the pages, the capacities and the shape, not on the
+    other levels).  Returns
     (len(ways_list), G) and the number of points used."""
     page, policy = fixed[k][2:]
     g = np.asarray(grid, float)

@@ -114,6 +114,15 @@ def _caches(fit):
 
 
 @functools.lru_cache(maxsize=1)
+def _figure_caches(name: str, seed: int, placed: str = "curve"):
+    """The lmbench paper's six strides for 1990s machine ``name`` (seed
+    100 + ``seed``), fitted: its cache levels."""
+    m = next(x for x in cs.NINETIES if x.name == name)
+    df = cs.stride_figure(m, (16, 32, 64, 128, 256, 512), max_bytes=int(4 * max(m.truth_sizes())),
+                          seed=100 + seed, placed=placed)
+    return [lv for lv in fit_stride_chase(df, line_bytes=m.line_bytes)[0] if lv.size_bytes]
+
+
 def _epyc_folder_fit():
     return fit_memory(read_input(EPYC))
 
@@ -441,11 +450,7 @@ def test_one_placement_per_stride_is_read_by_its_occupancy_chain():
     # from the simulator's 1 %): least squares on the mean over placements
     # reads it at 912 KiB; read again under the occupancy chain, within 10
     # % (1024), its interval holding it, one way
-    m = next(x for x in cs.NINETIES if x.name == "indy_r4400")
-    df = cs.stride_figure(m, (16, 32, 64, 128, 256, 512), max_bytes=int(4 * max(m.truth_sizes())),
-                          seed=103, placed="curve")
-    levels, _, _ = fit_stride_chase(df, line_bytes=m.line_bytes)
-    caches = [lv for lv in levels if lv.size_bytes]
+    caches = _figure_caches("indy_r4400", 3)
     assert len(caches) == 2
     assert caches[1].size_bytes == pytest.approx(1024 * K, rel=0.05)
     assert caches[1].size_bytes_low <= 1024 * K <= caches[1].size_bytes_high
@@ -459,11 +464,7 @@ def test_a_level_the_chain_does_without_is_dropped_before_the_shapes_are_chosen(
     # 8-way cache of 264 KiB, which the chain does not read, and then the
     # L1 went for a step that comes and goes.  Dropped first (the chain does
     # without it), both levels are right.
-    m = next(x for x in cs.NINETIES if x.name == "ultra1")
-    df = cs.stride_figure(m, (16, 32, 64, 128, 256, 512), max_bytes=int(4 * max(m.truth_sizes())),
-                          seed=105, placed="curve")
-    levels, _, _ = fit_stride_chase(df, line_bytes=m.line_bytes)
-    caches = [lv for lv in levels if lv.size_bytes]
+    caches = _figure_caches("ultra1", 5)
     assert len(caches) == 2
     assert caches[0].size_bytes == pytest.approx(16 * K, rel=0.1)
     assert caches[1].size_bytes == pytest.approx(512 * K, rel=0.1)
@@ -477,10 +478,7 @@ def test_one_placements_candidates_are_compared_by_its_chain():
     # levels whose first, at 64 KiB, soaks it up (deviance 1954 against
     # 2156).  Compared by the chain's likelihood from the largest page on,
     # the sharp 16 KiB step wins, and the board is read within 10 %.
-    m = next(x for x in cs.NINETIES if x.name == "challenge_r4400")
-    df = cs.stride_figure(m, (16, 32, 64, 128, 256, 512), max_bytes=int(4 * max(m.truth_sizes())),
-                          seed=102, placed="curve")
-    caches = [lv for lv in fit_stride_chase(df, line_bytes=m.line_bytes)[0] if lv.size_bytes]
+    caches = _figure_caches("challenge_r4400", 2)
     assert [round(c.size_bytes / K) for c in caches][:1] == [16]
     assert len(caches) == 2
     assert caches[1].size_bytes == pytest.approx(4096 * K, rel=0.1)
@@ -492,10 +490,7 @@ def test_the_candidates_chain_counts_the_first_levels_own_step():
     # cache on random pages (it soaks up the board's early collisions) to
     # the one with the 8 KiB L1, whose step lies below 16 KiB; from the
     # largest page on, the L1's step counts and the right set wins
-    m = next(x for x in cs.NINETIES if x.name == "alpha21164_2m_linux")
-    df = cs.stride_figure(m, (16, 32, 64, 128, 256, 512), max_bytes=int(4 * max(m.truth_sizes())),
-                          seed=103, placed="curve")
-    caches = [lv for lv in fit_stride_chase(df, line_bytes=m.line_bytes)[0] if lv.size_bytes]
+    caches = _figure_caches("alpha21164_2m_linux", 3)
     assert caches[0].size_bytes == pytest.approx(8 * K, rel=0.1)
     assert caches[-1].size_bytes == pytest.approx(2048 * K, rel=0.1)
 
