@@ -94,6 +94,8 @@ def prefix_kept_moments(n_pages, colours, ways: int, policy: str = "lru"):
 #: least-squares value, and its points' noise, about their own.
 CHAIN_STEPS = 2.0 ** np.linspace(-1.2, 1.2, 25)
 CHAIN_NOISE = 2.0 ** np.linspace(-2.0, 0.5, 11)
+#: The shapes the chain reads a level with: direct mapped up to BOOT_DM_WAYS ways.
+CHAIN_WAYS = [w for w in RANDOM_WAYS if w <= BOOT_DM_WAYS]
 
 
 def chain_profile(data, fixed, k, grid, ways_list, steps, floor: float, moments=None):
@@ -217,7 +219,6 @@ def chain_score(data, fixed, coefs, floor: float | None = None, coarse: bool = F
     S = len(data.strides)
     med = np.array([np.median(data.y[i, data.mask[i] > 0]) for i in range(S)])
     steps = np.where(coefs[:, k + 1] >= 0.05 * med, coefs[:, k + 1], 0.0)
-    ways_list = [w for w in RANDOM_WAYS if w <= BOOT_DM_WAYS]
     best = None
     moments: dict = {}          # the drop candidates share the board's pages and, mostly, its grid
     for drop in [None] + ([] if coarse else list(range(1, k))):
@@ -226,7 +227,7 @@ def chain_score(data, fixed, coefs, floor: float | None = None, coarse: bool = F
         lo_r, hi_r = _room(data, fx, kk)
         grid = _grid(max(lo_r, size / 2.0), min(hi_r, size * 2.0),
                      COARSE_PER_OCTAVE if coarse else GRID_PER_OCTAVE)
-        ll, n = chain_profile(data, fx, kk, grid, ways_list, steps, floor, moments)
+        ll, n = chain_profile(data, fx, kk, grid, CHAIN_WAYS, steps, floor, moments)
         if not n:
             return None
         score = float(ll.max()) - 0.5 * _n_params(S, len(fx)) * math.log(n)
@@ -255,7 +256,6 @@ def chain_refit(data, fixed, coefs, trans):
         return fixed, trans
     _, drop, fixed, k, grid, ll, lo_r, hi_r = best
     page, policy = fixed[k][2:]
-    ways_list = [w for w in RANDOM_WAYS if w <= BOOT_DM_WAYS]
     t = trans[k + (drop is not None and drop <= k)]
     trans = [tr for j, tr in enumerate(trans) if j != drop]
     prof = ll.max(axis=0)
@@ -266,8 +266,8 @@ def chain_refit(data, fixed, coefs, trans):
         lo -= 1
     while hi + 1 < len(grid) and ok[hi + 1]:
         hi += 1
-    new_ways = ways_list[int(np.argmax(ll[:, i]))]
-    allowed = [w for a, w in enumerate(ways_list) if ll[a, lo:hi + 1].max() >= prof[i] - DELTA_CHI2 / 2]
+    new_ways = CHAIN_WAYS[int(np.argmax(ll[:, i]))]
+    allowed = [w for a, w in enumerate(CHAIN_WAYS) if ll[a, lo:hi + 1].max() >= prof[i] - DELTA_CHI2 / 2]
     fixed = list(fixed)
     fixed[k] = (float(grid[i]), new_ways, page, policy)
     trans[k] = dataclasses.replace(

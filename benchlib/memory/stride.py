@@ -447,22 +447,22 @@ def fit_stride_chase(df: pd.DataFrame, line_bytes: int | None = None
     for found, kind in ((s_, k_) for s_ in searches for k_ in SELECTIONS):
         f = _select(found, kind)
         f = _refine(data, f) if f else f
-        d = _dev_of(data, f)[0]
+        d, coefs, _ = _dev_of(data, f)
         K = len(f)
         p = _n_params(S, K)
         red = max(1.0, d / max(data.n - p, 1))
-        cands.append((d + p * math.log(data.n) * red, f))
+        cands.append((d + p * math.log(data.n) * red, f, coefs))
     fixed = min(cands, key=lambda c: c[0])[1]
-    sets = [f for _, f in cands if f]
-    if placement in ("curve", "run") and len(set(map(tuple, sets))) > 1:
+    sets = list({tuple(f): (f, coefs) for _, f, coefs in cands if f}.values())
+    if placement in ("curve", "run") and len(sets) > 1:
         # one placement per curve: the candidates compared by the chain's
         # likelihood, not least squares on the mean over placements, on the
         # same points, every size from the largest page they read (from
         # past a first level, a set whose first level is too large wins)
-        floor = max(f[k][2] or 0 for f in sets for k in range(len(f)))
-        sc = [chain_score(data, f, _dev_of(data, f)[1], floor, coarse=True) for f in sets]
+        floor = max(page or 0 for f, _ in sets for _, _, page, _ in f)
+        sc = [chain_score(data, f, coefs, floor, coarse=True) for f, coefs in sets]
         if all(x is not None for x in sc):
-            fixed = sets[int(np.argmax([x[0] for x in sc]))]
+            fixed = sets[int(np.argmax([x[0] for x in sc]))][0]
     if fixed:
         # each stride is its own run, which the model describes better or
         # worse (a prefetcher's partial hiding, the TLB's misses at large
