@@ -38,9 +38,6 @@ HUGE_PAGE = 2 << 20
 #: Associativities tried by the ring's LRU model (its shape is the policy's:
 #: a coarse grid, the ways are read from the walk and the same-set chase).
 WAYS_GRID = (4, 8, 12, 16, 20)
-#: Associativities tried by the random walk's model, whose shape any policy
-#: shares: every count from direct-mapped to 32 ways.
-WALK_WAYS_GRID = tuple(range(1, 33))
 #: A point slower than the model by more than this many sigma weighs by a
 #: Cauchy tail (:func:`_slow_tail`), not a Gaussian.
 SLOW_TAIL = 2.0
@@ -57,6 +54,8 @@ CLOSEST_LEVELS = 2.0
 #: Capacities tried: this many per octave, within SEARCH_OCTAVES of the guess.
 GRID_PER_OCTAVE = 48
 SEARCH_OCTAVES = 1.5
+#: Rounds more, at most, for a capacity its search found at the edge.
+EDGE_ROUNDS = 2
 
 
 def kept_fraction(ws_bytes, cache_bytes, ways: int, page_bytes: float | None,
@@ -446,7 +445,7 @@ def _fit_one(w, y, sigma, lats, fixed, k, guess, pages, ways_grid, robust=False)
 def fit_transitions(ws_bytes, latency_ns, latencies_ns, guesses_bytes, sigma: float,
                     pages=(SMALL_PAGE, HUGE_PAGE), ways_grid=WAYS_GRID,
                     rounds: int = 2, only: int | None = None,
-                    robust: bool = False) -> list[Transition]:
+                    robust: bool = False, edge_rounds: int = EDGE_ROUNDS) -> list[Transition]:
     """Fit every cache's capacity to a latency-vs-working-set curve.
 
     ``latencies_ns``: the plateau latencies, main memory last;
@@ -464,7 +463,9 @@ def fit_transitions(ws_bytes, latency_ns, latencies_ns, guesses_bytes, sigma: fl
     the choice of how many levels a curve has is made); the last round's
     threshold grows with the misfit (the median squared residual over its
     expectation).  ``only``: fit that level alone (the others held at their
-    guesses) and return its transition only."""
+    guesses) and return its transition only.  A capacity found at its
+    search's edge is searched again around it, up to ``edge_rounds`` rounds
+    more (0: the edge is the answer, ``edge_of_grid``)."""
     w = np.asarray(ws_bytes, float)
     y = np.log(np.asarray(latency_ns, float))
     sigma = np.maximum(np.asarray(sigma, float), 1e-3)      # one, or one per point
@@ -472,13 +473,15 @@ def fit_transitions(ws_bytes, latency_ns, latencies_ns, guesses_bytes, sigma: fl
     fixed = [(float(g), 8, HUGE_PAGE) for g in guesses_bytes]
     out: list[Transition | None] = [None] * len(fixed)
     delta = DELTA_CHI2
-    for rnd in range(rounds):
+    todo = list(range(len(fixed))) if only is None else [only]
+    rnd = 0
+    while rnd < rounds or (todo and rnd < rounds + edge_rounds):
         if rnd and rnd == rounds - 1:
             # the last round's intervals widen with the misfit: the profile's
             # threshold times the median squared residual over its
             # expectation for a right model (0.455), when that is above 1
             delta = DELTA_CHI2 * max(1.0, _median_r2(w, y, sigma, lats, fixed) / 0.455)
-        for k in (range(len(fixed)) if only is None else [only]):
+        for k in todo:
             grid, shapes = _fit_one(w, y, sigma, lats, fixed, k, fixed[k][0], pages, ways_grid,
                                     robust)
             chis = np.array([s[0] for s in shapes.values()])
@@ -518,6 +521,14 @@ def fit_transitions(ws_bytes, latency_ns, latencies_ns, guesses_bytes, sigma: fl
                 page_bytes=int(page), page_resolved=len(kinds) == 1,
                 gradual=bool(size / ways >= 2 * page), chi2=best_r2, n_points=len(w),
                 deviance=best_chi, edge_of_grid=bool(lo == 0 or hi == len(grid) - 1))
+        rnd += 1
+        if rnd >= rounds:
+            # past the rounds, only a capacity at its search's edge is
+            # searched again, around where it now lies: its guess was off by
+            # more than SEARCH_OCTAVES (a 32 KiB L1 read 32.2 KiB, the lowest
+            # capacity searched around a first guess of 93 KiB, its interval
+            # that one point)
+            todo = [k for k in todo if out[k] is not None and out[k].edge_of_grid]
     res = [t for t in out if t is not None]
     if res:
         # each point's normalised residual under the final model: the median
@@ -564,21 +575,6 @@ def _robust_scale(res) -> float:
     if not len(res):
         return 0.005
     return max(0.005, 1.4826 * float(np.median(np.abs(res))))
-
-
-WALK_IRLS = 3
-WALK_LOW_SCALE = True
-
-
-def _lower_scale(res) -> float:
-    """Noise of relative residuals from those below the model (a neighbour
-    only slows a point, so they are the clean ones): 1.4826 times their
-    median size, at least 1 % (a curve's own placement scatter)."""
-    res = np.asarray(res, float)
-    neg = -res[np.isfinite(res) & (res < 0)]
-    if len(neg) < 3:
-        return _robust_scale(res)
-    return max(0.01, 1.4826 * float(np.median(neg)))
 
 
 def describe_shape(t: Transition) -> str:

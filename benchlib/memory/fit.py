@@ -452,7 +452,7 @@ def _last_level_per_pass(every: pd.DataFrame, clock: float | None,
         sig_i = np.maximum(sig_i, min(_noise_sigma(y), float(np.median(sig_i))))
         try:
             t = fit_transitions(w, lat, lats, [lv.size_bytes for lv in caches], sig_i,
-                                rounds=1, only=len(caches) - 1)[0]
+                                rounds=1, only=len(caches) - 1, edge_rounds=0)[0]
             out.append(None if t.edge_of_grid else t.size_bytes)
         except (ValueError, FloatingPointError, IndexError):
             out.append(None)

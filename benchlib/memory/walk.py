@@ -19,14 +19,33 @@ from scipy.special import gammaln
 
 from benchlib.memory.associativity import ways_from_walk
 from benchlib.memory.cache_model import (CLOSEST_LEVELS, DELTA_CHI2, GRID_PER_OCTAVE,
-                                        HUGE_PAGE, SEARCH_OCTAVES, SMALL_PAGE, WALK_IRLS,
-                                        WALK_LOW_SCALE, WALK_WAYS_GRID,
-                                        Transition, _lower_scale, _robust_scale, _slow_tail,
+                                        HUGE_PAGE, SEARCH_OCTAVES, SMALL_PAGE,
+                                        Transition, _robust_scale, _slow_tail,
                                         _slow_weight, colours, kept_fraction)
 from benchlib.memory.levels import tlb_penalty_ns
 from benchlib.memory.hierarchy import Level, MemoryFit
 from benchlib.memory.kept import Kept
 from benchlib.memory.segments import _median_by, check_columns
+
+
+#: Associativities tried by the random walk's model, whose shape any policy
+#: shares: every count from direct-mapped to 32 ways.
+WALK_WAYS_GRID = tuple(range(1, 33))
+#: Rounds of the walk fit's reweighting (a slow point's Cauchy weight), and
+#: whether each round reads the noise from the points below the model only.
+WALK_IRLS = 3
+WALK_LOW_SCALE = True
+
+
+def _lower_scale(res) -> float:
+    """Noise of relative residuals from those below the model (a neighbour
+    only slows a point, so they are the clean ones): 1.4826 times their
+    median size, at least 1 % (a curve's own placement scatter)."""
+    res = np.asarray(res, float)
+    neg = -res[np.isfinite(res) & (res < 0)]
+    if len(neg) < 3:
+        return _robust_scale(res)
+    return max(0.01, 1.4826 * float(np.median(neg)))
 
 
 def refit_with_walk(fit: MemoryFit, walk: pd.DataFrame,
