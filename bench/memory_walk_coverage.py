@@ -7,7 +7,12 @@ guess is 0.75-1.3x the truth (the ring's size, in the pipeline).  Compares
 the fit_walk of an older cache_model.py (where it lived before), if one is given (``--old FILE``,
 e.g. from ``git show f8bfaed:benchlib/memory/cache_model.py``).
 
+``--per-octave``: the walk's sizes an octave (plan.WALK_PER_OCTAVE);
+``--cache KIB WAYS``: one cache for every case (the L1, the latencies and
+the guess still drawn), e.g. the Zen 4's 1 MiB 8-way L2.
+
     PYTHONPATH=. python bench/memory_walk_coverage.py SEED N SLOW_SHARE [-v] [--old FILE]
+        [--per-octave 12] [--cache 1024 8]
 """
 from __future__ import annotations
 
@@ -19,6 +24,7 @@ import time
 import numpy as np
 
 from benchlib.memory import walk as new
+from benchlib.memory.plan import WALK_PER_OCTAVE as PER_OCTAVE
 
 K = 1024
 PAGE = 4096
@@ -41,6 +47,10 @@ def main(argv=None) -> int:
     ap.add_argument("-v", action="store_true", help="each case whose interval misses the truth")
     ap.add_argument("--old", default=None, metavar="FILE",
                     help="an older module with fit_walk to compare (e.g. from git show)")
+    ap.add_argument("--per-octave", type=int, default=PER_OCTAVE,
+                    help="the walk's sizes an octave (default: the plan's)")
+    ap.add_argument("--cache", type=int, nargs=2, default=None, metavar=("KIB", "WAYS"),
+                    help="one cache (KiB, ways) for every case")
     a = ap.parse_args(argv)
     old = _load_old(a.old) if a.old else None
     rng = np.random.default_rng(a.seed)
@@ -49,11 +59,14 @@ def main(argv=None) -> int:
     for _case in range(a.n_cases):
         C = float(rng.choice([256, 512, 1024, 1280, 2048])) * K
         ways = int(rng.choice([8, 12, 16, 20]))
+        if a.cache:
+            C, ways = float(a.cache[0] * K), int(a.cache[1])
         if (C / ways) % PAGE:           # a way a whole number of pages
             ways = 8 if (C / 8) % PAGE == 0 else 16
         l1, l1lat = (32 * K, 4.0) if rng.random() < 0.5 else (48 * K, 5.0)
         L2, L3 = 12.0 + rng.uniform(-1, 3), 45.0 + rng.uniform(-5, 10)
-        w = C / 4 * 2.0 ** (np.arange(0, 33) / 8)           # C/4 .. 4C, 8 per octave
+        ppo = a.per_octave
+        w = C / 4 * 2.0 ** (np.arange(0, 4 * ppo + 1) / ppo)     # C/4 .. 4C
         w = np.round(w / PAGE) * PAGE
         col = int(C / ways / PAGE)
         y = []
@@ -82,7 +95,11 @@ def main(argv=None) -> int:
         within5 = np.mean(np.abs(r[:, 1] / r[:, 0] - 1) <= 0.05)
         cover = np.mean((r[:, 2] <= r[:, 0]) & (r[:, 0] <= r[:, 3]))
         width = np.median(np.log2(r[:, 3] / r[:, 2]))
-        print(f"{name}: n={len(r)} within10%={within:.2f} within5%={within5:.2f} coverage={cover:.2f} median interval width={width:.2f} octaves")
+        rel = r[:, 1] / r[:, 0] - 1
+        print(f"{name}: n={len(r)} within10%={within:.2f} within5%={within5:.2f} "
+              f"coverage={cover:.2f} median interval width={width:.2f} octaves; "
+              f"size/truth - 1: mean {np.nanmean(rel) * 100:+.2f} %, "
+              f"sd {np.nanstd(rel) * 100:.2f} %")
     print(f"{time.time() - t0:.0f} s")
     if a.v:
         for (C, s, lo, hi, e) in res["new"]:
