@@ -420,6 +420,23 @@ def test_a_run_with_one_array_gets_an_interval_that_holds_its_board():
     assert board["run"].size_bytes == pytest.approx(board["curve"].size_bytes)
 
 
+
+def test_a_levels_interval_keeps_the_replacement_policy_it_was_chosen_with():
+    # the Pentium Pro's 256 KiB 4-way L2 on random 4 KiB pages (16 colours),
+    # one placement for the whole run (seed 100): the levels are chosen as
+    # LRU sets, 228 KiB of 8 ways on 8 KiB pages; the interval's profile,
+    # offered every policy, read a contiguous cache of 8 ways that keeps
+    # ways/n of a set past its capacity at 108 KiB [106, 115], its decline
+    # past 108 KiB mimicking this one placement's ramp
+    m = next(x for x in cs.NINETIES if x.name == "pentium_pro")
+    df = cs.stride_figure(m, (16, 32, 64, 128, 256, 512), max_bytes=int(4 * max(m.truth_sizes())),
+                          seed=100, placed="run")
+    levels, notes, _ = fit_stride_chase(df, line_bytes=32)
+    l2 = [lv for lv in levels if lv.size_bytes][1]
+    assert l2.size_bytes_low <= 256 * K <= l2.size_bytes_high, (l2.size_bytes_low / K,
+                                                               l2.size_bytes_high / K)
+    assert l2.size_bytes > 192 * K
+
 def test_a_small_cache_takes_only_capacities_it_can_be_built_with():
     # ways times a power of two, on the fine grid, up to BUILT_MAX
     from benchlib.memory.buildable import BUILT_MAX, _built
