@@ -18,7 +18,7 @@ RUNS = [("live_xeon", r) for r in ("q2", "q4", "full1")] + \
        [("live_epyc", r) for r in ("q1", "q2", "q3", "q4", "q5", "full1",
                                    "r1", "r2", "r3", "r4", "r5", "rfull", "t4", "m4q3", "m4q4")] + \
        [("live_zen4", r) for r in ("q1", "q2", "full", "r5", "s20q4", "s21q2", "s25q4",
-                                   "s20full")]
+                                   "s20full", "s26full")]
 
 
 @pytest.fixture(scope="module", params=RUNS, ids=[f"{m}-{r}" for m, r in RUNS])
