@@ -96,13 +96,11 @@ SETTINGS: dict[str, dict[str, Any]] = {
         "full": Profile("full", n_samples=15, n_warmup=1, target_sample_ms=1.0, max_total_s=0.5)},
     # the random walk's points: many short samples, each point read at its
     # fastest (a neighbour on the core slows a walk for a millisecond at a
-    # time, so more, shorter samples catch more of the cache alone; 15 and 21,
-    # not 21 and 31, since the walk has 12 sizes an octave, not 8: its timed
-    # cost about as it was)
+    # time, so more, shorter samples catch more of the cache alone)
     "memory.walk_sampling": {
         "smoke": Profile("smoke", n_samples=3, n_warmup=0, target_sample_ms=0.05, max_total_s=0.05),
-        "quick": Profile("quick", n_samples=15, n_warmup=1, target_sample_ms=0.2, max_total_s=0.15),
-        "full": Profile("full", n_samples=21, n_warmup=1, target_sample_ms=0.4, max_total_s=0.35)},
+        "quick": Profile("quick", n_samples=21, n_warmup=1, target_sample_ms=0.2, max_total_s=0.2),
+        "full": Profile("full", n_samples=31, n_warmup=1, target_sample_ms=0.4, max_total_s=0.5)},
     # the bandwidth mountain: points per octave and strides
     "memory.mountain": {"smoke": (0.5, [8, 64]), "quick": (1, [8, 16, 32, 64, 128, 256, 512]),
                         "full": (2, [8, 16, 32, 64, 128, 256, 512])},

@@ -58,14 +58,10 @@ MAX_SCAN_BYTES = 128 << 20
 #: The scan's top when sysfs reports no cache: far past any last level
 #: we know of as a chase (the caches themselves are then "unknown").
 UNKNOWN_CACHE_SCAN_BYTES = 128 << 20
-#: Points per octave of the random walk's sizes (at least).  Each point is
-#: a buffer of its own, whose pages land where they land: the capacity's
-#: scatter is mostly theirs, and more points narrow it.  Simulated 1 MiB
-#: 8-way L2s on random 4 KiB pages (`bench/memory_walk_coverage.py 7 100
-#: 0.1 --cache 1024 8 --per-octave N`): a standard deviation of 1.78 % at
-#: 8, 1.58 % at 12, 1.30 % at 16; live on the Zen 4 guest, 1.74 % over 60
-#: runs at 8, two of them more than 5 % high (docs/memory.md, session 26).
-WALK_PER_OCTAVE = 12
+#: Points per octave of the random walk's sizes (at least).  12 narrowed
+#: the simulated capacity's scatter but not the live one's, and the
+#: interval with it (docs/memory.md, session 26).
+WALK_PER_OCTAVE = 8
 #: Without a fitted TLB, the walk stops here (beyond it every load would
 #: also pay a second-level TLB miss the correction does not know).
 WALK_MAX_BYTES = 16 << 20

@@ -417,8 +417,8 @@ def _fit_walk(ws_bytes, latency_ns, guess_bytes: float, below: tuple[float, floa
     # nor narrower than half the spacing of the measured sizes either side:
     # the shape is the model's, the points' scatter partly not (on simulated
     # walks with 1 % noise the profile alone held the capacity in 75 % of
-    # runs, missing by 2-4 %; the walk measures 12 sizes an octave, 2.9 %
-    # apart by half: plan.WALK_PER_OCTAVE)
+    # runs, missing by 2-4 %; the walk measures 8 sizes an octave, 4.4 % apart
+    # by half)
     half = 0.5 * float(np.median(np.diff(np.log2(np.unique(w))))) if len(w) > 1 else 0.0
     low_b = min(float(grid[lo]), float(grid[i]) * 2.0 ** -half)
     high_b = max(float(grid[hi]), float(grid[i]) * 2.0 ** half)
