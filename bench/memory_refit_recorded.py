@@ -47,6 +47,14 @@ def once(dirs: list[Path]) -> list[Path]:
     return out
 
 
+def machine_line(machine: dict) -> int | None:
+    """The line size sysfs reported for the first data cache, or None."""
+    for c in machine.get("caches", []):
+        if c.get("level") == 1 and c.get("type") in ("Data", "Unified") and c.get("line_bytes"):
+            return int(c["line_bytes"])
+    return None
+
+
 def row(d: Path) -> dict:
     data = read_input(d)
     t0 = time.time()
@@ -75,10 +83,13 @@ def row(d: Path) -> dict:
         out[name + "_ways_ok"] = not identified or pd.isna(rw) or abs(fw - rw) <= 1
         if name == "L2":
             out["L2_from"] = "walk" if lv.walk is not None else "ring"
+    line = fit.line_size_bytes
+    out["line"] = f"{line:.0f}" if line else "none"
+    out["line_ok"] = line == machine_line(machine)
     out["beyond"] = ", ".join(f"{lv.size_bytes / KiB:.0f}K" for lv in caches[2:])
     out["one_last"] = len(caches) == 3
     out["ok"] = all(out.get(k, False) for k in ("L1_ok", "L2_ok", "L1_ways_ok", "L2_ways_ok",
-                                                  "one_last"))
+                                                  "one_last", "line_ok"))
     out["notes"] = [n for n in fit.notes if "L2" in n or "walk" in n]
     return out
 
@@ -99,18 +110,19 @@ def main(argv=None) -> int:
         print(f"memory_refit_recorded: {exc}", file=sys.stderr)
         return 1
     head = ["run", "L1 KiB", "L1 ways", "L2 KiB [95 %]", "L2 from", "L2 ways",
-            "caches past L2", "ok"]
+            "caches past L2", "line", "ok"]
     if a.md:
         print("| " + " | ".join(head) + " |")
         print("| " + " | ".join("---" for _ in head) + " |")
     for r in rows:
         cells = [r["run"], r["L1"], r.get("L1_ways", ""), r["L2"], r.get("L2_from", ""),
-                 r.get("L2_ways", ""), r["beyond"], "yes" if r["ok"] else "no"]
+                 r.get("L2_ways", ""), r["beyond"], r["line"], "yes" if r["ok"] else "no"]
         if a.md:
             print("| " + " | ".join(cells) + " |")
         else:
             print(f"{cells[0]:24s} {cells[1]:26s} {cells[2]:8s} {cells[3]:34s} "
-                  f"{cells[4]:5s} {cells[5]:6s} {cells[6]:16s} {cells[7]:3s} {r['s']:.1f}s")
+                  f"{cells[4]:5s} {cells[5]:6s} {cells[6]:16s} {cells[7]:5s} {cells[8]:3s} "
+                  f"{r['s']:.1f}s")
         if a.v:
             for n in r["notes"]:
                 print("     ", n[:300])
@@ -118,7 +130,8 @@ def main(argv=None) -> int:
         rs = [r for r in rows if r["cpu"] == cpu]
         print(f"{cpu}: L1 within 5 % in {sum(r['L1_ok'] for r in rs)}/{len(rs)}, L2 within 5 % "
               f"in {sum(r['L2_ok'] for r in rs)}/{len(rs)}, one last level in "
-              f"{sum(r['one_last'] for r in rs)}/{len(rs)}, all of it in "
+              f"{sum(r['one_last'] for r in rs)}/{len(rs)}, the line sysfs's in "
+              f"{sum(r['line_ok'] for r in rs)}/{len(rs)}, all of it in "
               f"{sum(r['ok'] for r in rs)}/{len(rs)}")
     return 0
 
