@@ -21,7 +21,7 @@ from benchlib.memory.associativity import ways_from_walk
 from benchlib.memory.cache_model import (CLOSEST_LEVELS, DELTA_CHI2, GRID_PER_OCTAVE,
                                         HUGE_PAGE, SEARCH_OCTAVES, SMALL_PAGE,
                                         Transition, _robust_scale, _slow_tail,
-                                        _slow_weight, colours, kept_fraction)
+                                        _slow_weight, kept_fraction)
 from benchlib.memory.levels import tlb_penalty_ns
 from benchlib.memory.hierarchy import Level, MemoryFit
 from benchlib.memory.kept import Kept
