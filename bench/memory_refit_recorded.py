@@ -19,6 +19,7 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from benchlib.errors import BenchlibError
@@ -83,6 +84,9 @@ def row(d: Path) -> dict:
         out[name + "_ways_ok"] = not identified or pd.isna(rw) or abs(fw - rw) <= 1
         if name == "L2":
             out["L2_from"] = "walk" if lv.walk is not None else "ring"
+            out["L2_err"] = err
+            if lv.walk is not None:
+                out["walk_upper_ns"] = lv.walk.latencies_ns[1]
     line = fit.line_size_bytes
     out["line"] = f"{line:.0f}" if line else "none"
     out["line_ok"] = line == machine_line(machine)
@@ -99,6 +103,9 @@ def main(argv=None) -> int:
     ap.add_argument("dirs", nargs="*", type=Path, help="saved runs (default: tests/memory/data/live_*/*)")
     ap.add_argument("--md", action="store_true", help="a markdown table")
     ap.add_argument("-v", action="store_true", help="the fit's notes on L2 and the walk")
+    ap.add_argument("--walk", action="store_true",
+                    help="per machine, how the L2's error follows the latency the walk's fit "
+                         "solves for the level above it (its correlation and slope)")
     a = ap.parse_args(argv)
     missing = [str(d) for d in a.dirs if not (d / "latency.csv").exists()]
     if missing:
@@ -133,6 +140,15 @@ def main(argv=None) -> int:
               f"{sum(r['one_last'] for r in rs)}/{len(rs)}, the line sysfs's in "
               f"{sum(r['line_ok'] for r in rs)}/{len(rs)}, all of it in "
               f"{sum(r['ok'] for r in rs)}/{len(rs)}")
+        walked = [r for r in rs if "walk_upper_ns" in r]
+        if a.walk and len(walked) >= 3:
+            err = np.array([r["L2_err"] for r in walked]) * 100
+            up = np.array([r["walk_upper_ns"] for r in walked])
+            slope = float(np.polyfit(up, err, 1)[0])
+            print(f"  the walk's L2 error (mean {err.mean():+.2f} %, sd {err.std(ddof=1):.2f} %) "
+                  f"against its upper latency ({up.min():.2f}-{up.max():.2f} ns), "
+                  f"{len(walked)} runs: r = {np.corrcoef(err, up)[0, 1]:+.2f}, "
+                  f"{slope:+.1f} % a ns")
     return 0
 
 
