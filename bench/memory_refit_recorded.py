@@ -48,14 +48,6 @@ def once(dirs: list[Path]) -> list[Path]:
     return out
 
 
-def machine_line(machine: dict) -> int | None:
-    """The line size sysfs reported for the first data cache, or None."""
-    for c in machine.get("caches", []):
-        if c.get("level") == 1 and c.get("type") in ("Data", "Unified") and c.get("line_bytes"):
-            return int(c["line_bytes"])
-    return None
-
-
 def row(d: Path) -> dict:
     data = read_input(d)
     t0 = time.time()
@@ -89,7 +81,7 @@ def row(d: Path) -> dict:
                 out["walk_upper_ns"] = lv.walk.latencies_ns[1]
     line = fit.line_size_bytes
     out["line"] = f"{line:.0f}" if line else "none"
-    out["line_ok"] = line == machine_line(machine)
+    out["line_ok"] = line == machine.get("cache_line_bytes")
     out["beyond"] = ", ".join(f"{lv.size_bytes / KiB:.0f}K" for lv in caches[2:])
     out["one_last"] = len(caches) == 3
     out["ok"] = all(out.get(k, False) for k in ("L1_ok", "L2_ok", "L1_ways_ok", "L2_ways_ok",

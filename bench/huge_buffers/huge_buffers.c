@@ -13,11 +13,12 @@
  * Zen 4 guest, 2026-11-28 (session 21), two runs of 3 rounds: 17-21 ms
  * against 5.5-10 ms, the first huge build 96-129 ms while the kernel
  * compacted; the read 35.2-39.9 GB/s against 39.4-43.3: huge pages read
- * 8-15 % faster, a different figure from lmbench3's bw_mem, whose malloc
- * gets 4 KiB pages.  Split (session 26): built in 5.5 ms and unmapped in
- * 0.4 (4 KiB: 21.3 and 4.5), but it reads as huge pages do, not as 4 KiB
- * pages: its speed is the pages' physical contiguity, not the TLB's
- * entries, and the figure is the huge pages' too.
+ * 8-15 % faster, a different figure from the 64 MiB read the peer harness
+ * compares (docs/peers.md), whose buffers are 4 KiB pages.  Split (session
+ * 26): built in 5.5 ms and unmapped in 0.4 (4 KiB: 21.3 and 4.5), but it
+ * reads as huge pages do, not as 4 KiB pages: its speed is the pages'
+ * physical contiguity, not the TLB's entries, and the figure is the huge
+ * pages' too.
  *
  * usage: huge_buffers [ROUNDS]
  */
