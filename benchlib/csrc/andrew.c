@@ -28,13 +28,6 @@
 
 #define MAB_PHASES 5
 
-static double now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
-
 /* Lines of a text file, newline-terminated in one buffer. */
 typedef struct {
     char *text;
@@ -192,7 +185,7 @@ static int one_run(const char *tree, const char *parent, int copy_with_cp, const
     char path[PATH_MAX], dst[PATH_MAX];
 
     /* I: every directory named in the manifest, parents first */
-    double t0 = now_ns();
+    double t0 = bl_now_ns();
     for (int i = 0; rc == BL_OK && i < files->n; i++) {
         snprintf(path, sizeof path, "%s", files->line[i]);
         for (char *s = strchr(path, '/'); s; s = strchr(s + 1, '/')) {
@@ -202,7 +195,7 @@ static int one_run(const char *tree, const char *parent, int copy_with_cp, const
             *s = '/';
         }
     }
-    double t1 = now_ns();
+    double t1 = bl_now_ns();
     /* II: copy */
     for (int i = 0; rc == BL_OK && i < files->n; i++) {
         snprintf(path, sizeof path, "%s/%s", tree, files->line[i]);
@@ -216,7 +209,7 @@ static int one_run(const char *tree, const char *parent, int copy_with_cp, const
         if (rc == BL_OK && bl_interrupted())
             rc = BL_EINTR;
     }
-    double t2 = now_ns();
+    double t2 = bl_now_ns();
     /* III: stat every file */
     struct stat st;
     long long bytes = 0;
@@ -226,7 +219,7 @@ static int one_run(const char *tree, const char *parent, int copy_with_cp, const
         else
             bytes += st.st_size;
     }
-    double t3 = now_ns();
+    double t3 = bl_now_ns();
     /* IV: read every file */
     char buf[65536];
     for (int i = 0; rc == BL_OK && i < files->n; i++) {
@@ -241,13 +234,13 @@ static int one_run(const char *tree, const char *parent, int copy_with_cp, const
         close(fd);
     }
     BL_KEEP(bytes);
-    double t4 = now_ns();
+    double t4 = bl_now_ns();
     /* V: compile, line by line as the BUILD list gives it */
     for (int i = 0; rc == BL_OK && i < build->n; i++) {
         char *argv[] = {"/bin/sh", "-c", build->line[i], NULL};
         rc = run_child(dest, argv, build->line[i]);
     }
-    double t5 = now_ns();
+    double t5 = bl_now_ns();
     phase[0] = t1 - t0;
     phase[1] = t2 - t1;
     phase[2] = t3 - t2;

@@ -366,13 +366,6 @@ static int call_body(void *ctx, int64_t iters)
 
 /* ------------------------------------------------------------ the fixed run */
 
-static double mono_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
-
 /* `calls` calls timed once, with the CPU time and switches of this thread
  * and of the server, pinned as bl_measure pins. */
 static int fixed_run(call_ctx *c, int64_t calls, const bl_opts *o, bl_call_usage *u)
@@ -387,9 +380,9 @@ static int fixed_run(call_ctx *c, int64_t calls, const bl_opts *o, bl_call_usage
     double t0 = 0, t1 = 0;
     if (rc == BL_OK) {
         getrusage(RUSAGE_THREAD, &r0);
-        t0 = mono_ns();
+        t0 = bl_now_ns();
         rc = call_body(c, calls);
-        t1 = mono_ns();
+        t1 = bl_now_ns();
         getrusage(RUSAGE_THREAD, &r1);
     }
     int64_t srv[4] = {-1, -1, -1, -1};

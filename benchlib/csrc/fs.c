@@ -343,13 +343,6 @@ int bl_file_reread(const char *directory, size_t file_bytes, size_t block_bytes,
 
 /* ---------- file-system latency: create n files, then delete them ---------- */
 
-static double fs_now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
-
 static void unlink_batch(int dirfd, int n)
 {
     char name[32];
@@ -385,7 +378,7 @@ int bl_fs_latency(const char *directory, size_t file_bytes, int n_files, int bat
     char name[32];
     int made = 0;
     for (int b = 0; b < batches && rc == BL_OK; b++) {
-        double t0 = fs_now_ns();
+        double t0 = bl_now_ns();
         for (made = 0; made < n_files; made++) {
             if (bl_interrupted()) {
                 rc = BL_EINTR;
@@ -404,7 +397,7 @@ int bl_fs_latency(const char *directory, size_t file_bytes, int n_files, int bat
                 break;
             }
         }
-        double t1 = fs_now_ns();
+        double t1 = bl_now_ns();
         if (rc != BL_OK)
             break;
         for (int k = 0; k < n_files; k++) {
@@ -414,7 +407,7 @@ int bl_fs_latency(const char *directory, size_t file_bytes, int n_files, int bat
                 break;
             }
         }
-        double t2 = fs_now_ns();
+        double t2 = bl_now_ns();
         made = 0;
         if (rc != BL_OK)
             break;
@@ -641,12 +634,12 @@ int bl_small_file(const char *directory, size_t size_bytes, int n_files, const b
     info->clock_resolution_ns = bl_clock_resolution_ns();
     info->n_samples = 0;
     info->cpu_first = info->cpu_last = sched_getcpu();
-    double start = fs_now_ns();
+    double start = bl_now_ns();
     int prev_cpu = info->cpu_first;
     int created = 0; /* files of the current batch that may exist */
     for (int b = -o->n_warmup; b < o->n_samples && rc == BL_OK; b++) {
         double t[SMALL_FILE_PHASES + 1];
-        t[0] = fs_now_ns();
+        t[0] = bl_now_ns();
         for (int p = 0; p < SMALL_FILE_PHASES && rc == BL_OK; p++) {
             int done = 0;
             rc = small_file_phase(p, w.dirfd, n_files, buf, size_bytes, &done);
@@ -654,13 +647,13 @@ int bl_small_file(const char *directory, size_t size_bytes, int n_files, const b
                 created = rc == BL_OK ? n_files : done;
             if (p == SMALL_FILE_PHASES - 1 && rc == BL_OK)
                 created = 0;
-            t[p + 1] = fs_now_ns();
+            t[p + 1] = bl_now_ns();
         }
         if (rc != BL_OK)
             break;
         if (b < 0) {
             if (b == -1)
-                start = fs_now_ns(); /* the cap counts from the first kept batch */
+                start = bl_now_ns(); /* the cap counts from the first kept batch */
             continue;
         }
         for (int p = 0; p < SMALL_FILE_PHASES; p++)
@@ -670,7 +663,7 @@ int bl_small_file(const char *directory, size_t size_bytes, int n_files, const b
         if (cpu != prev_cpu)
             info->cpu_migrations++;
         prev_cpu = info->cpu_last = cpu;
-        if (o->max_total_ns > 0 && fs_now_ns() - start > o->max_total_ns)
+        if (o->max_total_ns > 0 && bl_now_ns() - start > o->max_total_ns)
             break;
     }
     /* whatever an interrupted or failed batch left behind (ENOENT is fine) */

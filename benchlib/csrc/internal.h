@@ -8,6 +8,16 @@
 
 #include "benchlib.h"
 
+#include <time.h>
+
+/* CLOCK_MONOTONIC in ns: the clock every timed interval is read from. */
+static inline double bl_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
 /* A benchmark body runs `iters` iterations of its operation and returns
  * BL_OK or an error code.  It must do nothing else that costs time. */
 typedef int (*bl_body_fn)(void *ctx, int64_t iters);

@@ -47,13 +47,6 @@
 #define MAX_PROCESSES 64
 #define MAX_REQUEST_BYTES (64ull << 20)
 
-static double mono_ns(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec * 1e9 + t.tv_nsec;
-}
-
 static double cpu_s(const struct timeval *tv)
 {
     return tv->tv_sec + tv->tv_usec / 1e6;
@@ -193,13 +186,13 @@ static void worker(int index, const char *path, const bl_io_workload_params *p, 
         _exit(1);
     }
     if (index == 0 && p->warm_bytes > 0) {
-        double t = mono_ns();
+        double t = bl_now_ns();
         uint64_t to = p->unique_bytes, from = p->warm_bytes < to ? to - p->warm_bytes : 0;
         if (warm_range(path, from, to, buf, max_request < (1u << 20) ? (1u << 20) : max_request)) {
             worker_fail(s, "warm the page cache");
             _exit(1);
         }
-        s->warm_ns = mono_ns() - t;
+        s->warm_ns = bl_now_ns() - t;
     }
     char c = 'r';
     if (write(ready_fd, &c, 1) != 1)
@@ -218,7 +211,7 @@ static void worker(int index, const char *path, const bl_io_workload_params *p, 
     uint64_t next = (rng_next(&r) % (p->unique_bytes / ALIGN)) * ALIGN; /* own thread */
     struct rusage u0, u1;
     getrusage(RUSAGE_SELF, &u0);
-    double start = mono_ns(), deadline = start + p->duration_s * 1e9, now = start;
+    double start = bl_now_ns(), deadline = start + p->duration_s * 1e9, now = start;
     s->start_ns = start;
     while (s->bytes < quota && (p->duration_s <= 0 || now < deadline)) {
         double draw;
@@ -236,12 +229,12 @@ static void worker(int index, const char *path, const bl_io_workload_params *p, 
             uint64_t slots = (p->unique_bytes - size) / ALIGN + 1;
             off = (rng_next(&r) % slots) * ALIGN;
         }
-        double t0 = mono_ns();
+        double t0 = bl_now_ns();
         if (transfer(fd, is_read, buf, (size_t)size, off)) {
             worker_fail(s, is_read ? "read" : "write");
             _exit(1);
         }
-        now = mono_ns();
+        now = bl_now_ns();
         double rt = now - t0;
         s->response_ns_sum += rt;
         if (rt > s->response_ns_max)

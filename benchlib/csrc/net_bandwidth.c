@@ -319,13 +319,6 @@ static int udp_body(void *ctx, int64_t iters)
     return BL_OK;
 }
 
-static double udp_now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
-
 /* The datagrams per sample, found here rather than by bl_measure: a sample
  * must hold at least 16 datagrams and 1 MiB, so that the end marker's round
  * trip (tens of µs; more when a full buffer drops the marker or the machine
@@ -432,10 +425,10 @@ int bl_udp_bandwidth(size_t datagram_bytes, int buffer_bytes, const bl_opts *o,
         info->helper_cpu = o->helper_cpu;
         rc = bl_helper_failure(child, udp_body(&u, 1), o->helper_cpu);
         bl_opts fixed = *o;
-        double c0 = udp_now_ns();
+        double c0 = bl_now_ns();
         if (rc == BL_OK && fixed.iterations <= 0)
             rc = udp_calibrate(&u, o, &fixed.iterations);
-        double cal_ns = udp_now_ns() - c0;
+        double cal_ns = bl_now_ns() - c0;
         if (rc == BL_OK) {
             rc = bl_measure(udp_body, NULL, &u, &fixed, ns, ticks, info);
             info->calibration_ns += cal_ns;

@@ -79,13 +79,6 @@ int bl_online_cpus(void) { return (int)sysconf(_SC_NPROCESSORS_ONLN); }
 
 /* ---------- clocks ---------- */
 
-static inline double now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
-
 /* The smallest non-zero step between two consecutive clock reads: this, not
  * clock_getres(), is what limits a short interval's precision. */
 double bl_clock_resolution_ns(void)
@@ -95,9 +88,9 @@ double bl_clock_resolution_ns(void)
         return cached;
     double best = 1e9;
     for (int i = 0; i < 2000; i++) {
-        double a = now_ns(), b;
+        double a = bl_now_ns(), b;
         do {
-            b = now_ns();
+            b = bl_now_ns();
         } while (b == a);
         if (b - a < best)
             best = b - a;
@@ -113,12 +106,12 @@ double bl_tsc_ticks_per_ns(void)
         return 0.0;
     if (cached > 0.0)
         return cached;
-    double t0 = now_ns();
+    double t0 = bl_now_ns();
     uint64_t k0 = bl_ticks();
     struct timespec req = {0, 20 * 1000 * 1000}; /* 20 ms */
     while (nanosleep(&req, &req) != 0 && errno == EINTR)
         ;
-    double t1 = now_ns();
+    double t1 = bl_now_ns();
     uint64_t k1 = bl_ticks();
     cached = (double)(k1 - k0) / (t1 - t0);
     return cached;
@@ -219,14 +212,14 @@ static uint64_t untimed_ticks, untimed_k0;
 
 void bl_untimed_begin(void)
 {
-    untimed_t0 = now_ns();
+    untimed_t0 = bl_now_ns();
     untimed_k0 = bl_ticks();
 }
 
 void bl_untimed_end(void)
 {
     uint64_t k = bl_ticks();
-    double t = now_ns();
+    double t = bl_now_ns();
     untimed_ns += t - untimed_t0;
     untimed_ticks += k - untimed_k0;
 }
@@ -238,9 +231,9 @@ static int time_once(bl_body_fn body, void *ctx, int64_t iters, double *ns, uint
     untimed_ns = 0.0;
     untimed_ticks = 0;
     uint64_t k0 = bl_ticks();
-    double t0 = now_ns();
+    double t0 = bl_now_ns();
     int rc = body(ctx, iters);
-    double t1 = now_ns();
+    double t1 = bl_now_ns();
     uint64_t k1 = bl_ticks();
     *ns = t1 - t0 - untimed_ns;
     *ticks = k1 - k0 - untimed_ticks;
@@ -337,18 +330,18 @@ static double probe_ghz(void)
     if (probe_iters == 0) {
         int64_t it = 16;
         for (;;) {
-            double t0 = now_ns();
+            double t0 = bl_now_ns();
             bl_add_chain(it);
-            double dt = now_ns() - t0;
+            double dt = bl_now_ns() - t0;
             if (dt >= 10000.0 || it > (1 << 24))
                 break;
             it *= 2;
         }
         probe_iters = it;
     }
-    double t0 = now_ns();
+    double t0 = bl_now_ns();
     bl_add_chain(probe_iters);
-    double dt = now_ns() - t0;
+    double dt = bl_now_ns() - t0;
     return (double)probe_iters * 100.0 / dt;
 }
 
@@ -433,7 +426,7 @@ int bl_measure(bl_body_fn body, bl_body_fn overhead, void *ctx,
     info->cpu_migrations = 0;
     info->cpu_first = info->cpu_last = sched_getcpu();
 
-    double c0 = now_ns();
+    double c0 = bl_now_ns();
     int64_t iters = o->iterations;
     info->calibrated_sample_ns = 0.0;
     /* the calibration's runs at its count are warm-ups already */
@@ -478,9 +471,9 @@ int bl_measure(bl_body_fn body, bl_body_fn overhead, void *ctx,
             qsort(sorted, (size_t)prior, sizeof *sorted, cmp_double);
         }
     }
-    info->calibration_ns = now_ns() - c0;
+    info->calibration_ns = bl_now_ns() - c0;
 
-    double start = now_ns();
+    double start = bl_now_ns();
     int prev_cpu = sched_getcpu();
     info->cpu_first = prev_cpu;
     for (int i = 0; rc == BL_OK && i < o->n_samples; i++) {
@@ -523,7 +516,7 @@ int bl_measure(bl_body_fn body, bl_body_fn overhead, void *ctx,
                 && bl_halves_agree(timed, n, o->stop_rel_ci, o->stop_reciprocal))
                 break;
         }
-        if (o->max_total_ns > 0 && now_ns() - start > o->max_total_ns)
+        if (o->max_total_ns > 0 && bl_now_ns() - start > o->max_total_ns)
             break;
     }
     free(sorted);
