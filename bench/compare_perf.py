@@ -90,9 +90,12 @@ from peer_tools import (BANDWIDTH_REL_CI, BENCHLIB, Pair, Tools, bandwidth_pairs
 
 from benchlib.stats.paired import paired_ratio  # noqa: E402
 
-def _one(f: Callable[[], object]) -> tuple[float, float | None]:
+def _one(f: Callable[[], object]) -> tuple[float, float | None, dict | None]:
+    """A tool's figure, its wall time and (benchlib) where the wall went."""
     v = f()
-    return (float(v[0]), float(v[1])) if isinstance(v, tuple) else (float(v), None)
+    if not isinstance(v, tuple):
+        return float(v), None, None
+    return float(v[0]), float(v[1]), (v[2] if len(v) > 2 else None)
 
 
 def measure_round(pairs: list[Pair], rng: random.Random) -> None:
@@ -103,12 +106,13 @@ def measure_round(pairs: list[Pair], rng: random.Random) -> None:
     for p in order:
         ours_first = rng.random() < 0.5
         if ours_first:
-            ours, ours_s = _one(p.ours)
-            theirs, theirs_s = _one(p.theirs)
+            ours, ours_s, spent = _one(p.ours)
+            theirs, theirs_s, _ = _one(p.theirs)
         else:
-            theirs, theirs_s = _one(p.theirs)
-            ours, ours_s = _one(p.ours)
+            theirs, theirs_s, _ = _one(p.theirs)
+            ours, ours_s, spent = _one(p.ours)
         p.values["ours"].append(ours)
+        p.values["ours_breakdown"].append(spent)
         p.values["theirs"].append(theirs)
         p.values["ours_wall_s"].append(ours_s)
         p.values["theirs_wall_s"].append(theirs_s)
@@ -207,6 +211,11 @@ def summarise(p: Pair, variant: dict | None = None, same_tool: dict | None = Non
                                      if variant else "")
     walls = [w for w in p.values["ours_wall_s"] if w is not None]
     their_walls = [w for w in p.values["theirs_wall_s"] if w is not None]
+    spent = [b for b in p.values.get("ours_breakdown", []) if b]
+    for k in ("setup_s", "settle_s", "samples"):
+        got = [b[k] for b in spent if b.get(k) is not None]
+        if got:   # where benchlib's wall went, the median over rounds
+            s[f"benchlib_{k}"] = float(np.median(got))
     if walls and their_walls:
         s["benchlib_wall_s"] = float(np.median(walls))
         s["other_wall_s"] = float(np.median(their_walls))
@@ -347,6 +356,14 @@ def markdown_table(report: dict) -> str:
              "wall benchlib/other |", "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for label, v in report["pairs"].items():
         wall = f"{v['wall_ratio']:.3f}" if v.get("wall_ratio") is not None else ""
+        if wall and v.get("benchlib_setup_s") is not None:
+            # where benchlib's wall went: the build (its settle passes), the samples
+            wall += (f" ({v['benchlib_wall_s'] * 1e3:.0f} ms: build "
+                     f"{(v['benchlib_setup_s'] - (v.get('benchlib_settle_s') or 0)) * 1e3:.0f}"
+                     + (f", settle {v['benchlib_settle_s'] * 1e3:.0f}"
+                        if v.get("benchlib_settle_s") else "")
+                     + (f"; {v['benchlib_samples']:.0f} samples" if v.get("benchlib_samples")
+                        else "") + ")")
         shown = label.replace(" | ", "` vs `")
         lines.append(f"| `{shown}` | {v['unit']} | {v['benchlib_median']:.4g} | "
                      f"{v['other_median']:.4g} | {v['ratio_median']:.3f} [{v['ci_low']:.3f}, "
@@ -376,6 +393,9 @@ def write_report(pairs: list[Pair], header: dict, out: Path, quiet: bool = False
              "other_default_wall_s": v.get("other_default_wall_s"),
              "other_default_value": v.get("other_default_value"), "wall_ratio": v.get("wall_ratio"),
              "wall_basis": v.get("wall_basis"),
+             "benchlib_setup_s": v.get("benchlib_setup_s"),
+             "benchlib_settle_s": v.get("benchlib_settle_s"),
+             "benchlib_samples": v.get("benchlib_samples"),
              "peer_a_a_ratio": (v.get("peer_a_a") or {}).get("ratio_median"),
              "peer_a_a_agrees": (v.get("peer_a_a") or {}).get("equivalent")}
             for k, v in report["pairs"].items()]
@@ -412,7 +432,7 @@ def measure_default_walls(pairs: list[Pair], tools: Tools) -> None:
     for i, p in enumerate(todo, 1):
         if p.theirs_cmd not in done:
             with tools.lmbench_default_calibration():
-                v, wall = _one(p.theirs)
+                v, wall, _ = _one(p.theirs)
             done[p.theirs_cmd] = (v, wall)
             print(f"lmbench3 as it ships {i}/{len(todo)}: {p.theirs_cmd}: {wall:.1f} s", flush=True)
         p.values["theirs_default"] = done[p.theirs_cmd]
@@ -458,7 +478,9 @@ def reread(report_paths: Path | list[Path], out: Path, same_tool_path: Path | No
         p.values.update(ours=list(v["benchlib_values"]), theirs=list(v["other_values"]),
                         first=list(v.get("first", [])),
                         ours_wall_s=[v.get("benchlib_wall_s")] * n,
-                        theirs_wall_s=[v.get("other_wall_s")] * n)
+                        theirs_wall_s=[v.get("other_wall_s")] * n,
+                        ours_breakdown=[{k: v.get(f"benchlib_{k}")
+                                         for k in ("setup_s", "settle_s", "samples")}] * n)
         if label in shipped:
             p.values["theirs_default"] = shipped[label]
         pairs.append(p)

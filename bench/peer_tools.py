@@ -62,7 +62,8 @@ class Pair:
     explained_by: str = ""
     min_rounds_rel_ci: float | None = None  # bandwidth: rounds until the ratio is known this well
     values: dict = field(default_factory=lambda: {"ours": [], "theirs": [], "first": [],
-                                                  "ours_wall_s": [], "theirs_wall_s": []})
+                                                  "ours_wall_s": [], "theirs_wall_s": [],
+                                                  "ours_breakdown": []})
 
 
 class Tools:
@@ -99,15 +100,21 @@ class Tools:
         v = f()
         return v, time.monotonic() - t0
 
-    def benchlib_timed(self, name: str, *params: str, scale: float = 1.0) -> tuple[float, float]:
-        """benchlib's figure with adaptive sampling to +-3 %, and the time the
+    def benchlib_timed(self, name: str, *params: str,
+                       scale: float = 1.0) -> tuple[float, float, dict]:
+        """benchlib's figure with adaptive sampling to +-3 %, the time the
         measurement took (the worker's wall time, from its diagnostics: what
-        the harness compares with the peer's whole run)."""
+        the harness compares with the peer's whole run) and where that time
+        went: the build of what is measured (setup_s, of it settle_s, where
+        the benchmark says), calibration_s and the samples taken."""
         args = [*BENCHLIB, "run", name, "--json", "--target-ci", str(TARGET_REL_CI)]
         for p in params:
             args += ["-p", p]
         r = json.loads(self.run(args).splitlines()[-1])
-        return r["value"] * scale, r["diagnostics"]["wall_s"]
+        d = r["diagnostics"]
+        return r["value"] * scale, d["wall_s"], {
+            "setup_s": d.get("setup_s"), "settle_s": d.get("settle_s"),
+            "samples": r["n_samples"], "batches": (d.get("adaptive") or {}).get("batches")}
 
     def lmbench_us_in(self, program: str, *args: str) -> float:
         """lat_syscall open runs in the work folder, where foo is (made here,

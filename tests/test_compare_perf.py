@@ -192,6 +192,27 @@ def test_summaries_read_their_variant_and_wall_times():
     assert out["install | lat_sig"]["wall_ratio"] == pytest.approx(0.05)
 
 
+def test_where_benchlibs_wall_went_is_summarised_shown_and_kept_on_a_reread(tmp_path):
+    p = _pair("bw_mem 64m rd | lmbench3", [1.0] * 5, [1.0] * 5)
+    p.values["ours_breakdown"] = [{"setup_s": 0.030 + i / 1000, "settle_s": 0.015, "samples": 6}
+                                  for i in range(5)] + [None]  # a round that said nothing
+    s = compare_perf.summarise(p)
+    assert s["benchlib_setup_s"] == pytest.approx(0.032) and s["benchlib_samples"] == 6
+    row = compare_perf.markdown_table({"pairs": {p.label: s}}).splitlines()[2]
+    assert "(50 ms: build 17, settle 15; 6 samples)" in row
+    # a recorded run read again keeps it (--reread measures nothing)
+    rec = json.loads((Path(__file__).resolve().parents[1]
+                      / "docs/peers/zen4-2026-11-28-s24-latest.json").read_text())
+    label = next(k for k in rec["pairs"] if k.startswith("mem_bandwidth op=read size_bytes=64M |"))
+    rec["pairs"][label].update(benchlib_setup_s=0.032, benchlib_settle_s=0.015, benchlib_samples=6)
+    (tmp_path / "run.json").write_text(json.dumps(rec))
+    again = compare_perf.reread(tmp_path / "run.json", tmp_path)["pairs"][label]
+    assert again["benchlib_settle_s"] == pytest.approx(0.015) and again["benchlib_samples"] == 6
+    nothing = compare_perf.summarise(_pair("x | y", [1.0] * 5, [1.0] * 5))
+    assert "benchlib_setup_s" not in nothing
+    assert "build" not in compare_perf.markdown_table({"pairs": {"x | y": nothing}})
+
+
 def test_lmbench3_as_it_ships_is_run_once_per_command_and_is_the_wall_compared():
     class FakeTools:
         env = "ENOUGH=50000"

@@ -271,3 +271,15 @@ def test_a_fresh_buffer_is_settled_before_its_timing_and_the_result_says_so(op, 
     r = benchlib.run("mem_bandwidth", {"op": op, "size_bytes": "64k"}, profile="smoke")
     passes = r.extras["settle_passes"]
     assert (passes >= 4) if settled else (passes == 0)
+    # where the wall went: the build and its settle passes, a part of it
+    d = r.diagnostics
+    assert 0 < d["setup_s"] <= d["wall_s"]
+    assert (0 < d["settle_s"] <= d["setup_s"]) if settled else d["settle_s"] == 0
+
+
+def test_the_wall_breakdown_is_recorded_only_where_a_benchmark_builds_something(tmp_path):
+    reread = benchlib.run("file_reread_bandwidth", {"file_bytes": "64k", "block_bytes": "8k",
+                                                    "directory": str(tmp_path)}, profile="smoke")
+    assert 0 < reread.diagnostics["setup_s"] <= reread.diagnostics["wall_s"]
+    assert reread.diagnostics["settle_s"] == 0
+    assert "setup_s" not in benchlib.run("syscall", {"op": "getppid"}, profile="smoke").diagnostics

@@ -8,7 +8,9 @@ Each round runs every case under each tree (a fresh Python process per
 tree and case, the order drawn each time) --runs times, all under
 `taskset -c 0`, and records each run's diagnostics["adaptive"] (elapsed_s:
 the whole adaptive measurement, the worker's start included in a process's
-first run), its sample count and batches.  A tree is a folder whose
+first run), its sample count and batches, its median and the worker's wall
+time (diagnostics["wall_s"], the last call's: what bench/compare_perf.py
+compares with the peer's whole run).  A tree is a folder whose
 `benchlib` package is built (its _cbench extension beside it)."""
 from __future__ import annotations
 
@@ -22,6 +24,7 @@ import numpy as np
 
 CASES = [("mem_bandwidth", {"op": "read", "size_bytes": "64M"}),
          ("mem_bandwidth", {"op": "write", "size_bytes": "64M"}),
+         ("mem_bandwidth", {"op": "copy_unrolled", "size_bytes": "64M"}),
          ("bcopy", {"size_bytes": "64M"}),
          ("file_reread_bandwidth", {"method": "read", "file_bytes": "64M"}),
          ("file_reread_bandwidth", {"method": "mmap_once", "file_bytes": "64M"}),
@@ -36,7 +39,8 @@ out = []
 for _ in range(int(sys.argv[3])):
     r = run(sys.argv[1], json.loads(sys.argv[2]), profile="quick", target_rel_ci=0.03, cpu=0)
     a = r.diagnostics["adaptive"]
-    out.append([a["elapsed_s"], len(r.samples), a["batches"], a["reached"], r.median])
+    out.append([a["elapsed_s"], len(r.samples), a["batches"], a["reached"], r.median,
+                r.diagnostics["wall_s"]])
 print(json.dumps(out))
 """
 
@@ -71,9 +75,14 @@ def main() -> None:
         line = f"{case[:60]:60s}"
         for t in trees:
             ms = np.array([x[0] for x in v[t]]) * 1e3
+            wall = np.array([x[5] for x in v[t]]) * 1e3
+            med = np.array([x[4] for x in v[t]])
             line += (f" | {t}: {np.median(ms):6.1f} ms [{np.percentile(ms, 25):.0f}, "
-                     f"{np.percentile(ms, 75):.0f}], {int(np.median([x[1] for x in v[t]]))} "
-                     f"samples, reached {sum(x[3] for x in v[t])}/{len(ms)}")
+                     f"{np.percentile(ms, 75):.0f}], worker {np.median(wall):.1f} ms "
+                     f"[{np.percentile(wall, 25):.0f}, {np.percentile(wall, 75):.0f}], "
+                     f"{int(np.median([x[1] for x in v[t]]))} samples, reached "
+                     f"{sum(x[3] for x in v[t])}/{len(ms)}, median {np.median(med):.4g} "
+                     f"[{np.percentile(med, 25):.4g}, {np.percentile(med, 75):.4g}]")
         print(line)
     if args.json:
         with open(args.json, "w") as f:

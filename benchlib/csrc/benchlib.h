@@ -80,6 +80,11 @@ typedef struct {
                                   first sample: calibration's readings at its final
                                   count, then warm-ups up to n_warmup (0 where a
                                   benchmark runs a loop of its own) */
+    double setup_ns;           /* wall time building what is measured before the
+                                  calibration: buffers mapped and filled, a file
+                                  written, untimed settle passes (0 where a
+                                  benchmark does not say) */
+    double settle_ns;          /* of setup_ns, the untimed settle passes */
 } bl_info;
 
 /* Build and library facts. */

@@ -277,6 +277,7 @@ static int measure_cached_file(const char *directory, size_t file_bytes, size_t 
 {
     static const char *const names[] = {"data"};
     workdir w;
+    double t0 = bl_now_ns();
     int rc = workdir_open(&w, directory);
     if (rc != BL_OK)
         return rc;
@@ -298,6 +299,7 @@ static int measure_cached_file(const char *directory, size_t file_bytes, size_t 
     }
     if (rc == BL_OK) {
         info->helper_cpu = -1;
+        info->setup_ns = bl_now_ns() - t0;
         rc = bl_measure(body, NULL, &c, o, ns, ticks, info);
     }
     if (c.map)

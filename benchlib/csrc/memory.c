@@ -544,6 +544,7 @@ static int run_bandwidth(int op, size_t size_bytes, size_t stride_bytes, size_t 
                          bl_info *info)
 {
     bl_buffer src = {0}, dst = {0};
+    double t0 = bl_now_ns();
     int rc = bl_buffer_map(&src, size_bytes + src_offset, 0);
     if (rc == BL_OK && needs_dst(op))
         rc = bl_buffer_map(&dst, size_bytes + dst_offset, 0);
@@ -554,7 +555,12 @@ static int run_bandwidth(int op, size_t size_bytes, size_t stride_bytes, size_t 
         info->helper_cpu = -1;
         info->huge_bytes = 0;
         /* untimed passes before the calibration's: see SETTLE_PASSES */
-        rc = bandwidth_body(&c, bl_mem_bandwidth_settle_passes(op));
+        int settle = bl_mem_bandwidth_settle_passes(op);
+        double t1 = bl_now_ns();
+        rc = bandwidth_body(&c, settle);
+        double t2 = bl_now_ns();
+        info->settle_ns = settle ? t2 - t1 : 0.0;
+        info->setup_ns = t2 - t0;
         if (rc == BL_OK)
             rc = bl_measure(bandwidth_body, NULL, &c, o, ns, ticks, info);
     }

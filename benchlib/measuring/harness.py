@@ -50,6 +50,7 @@ def _measure(bench: Benchmark, params: dict, profile: Profile, n_samples: int | 
     raw, ticks, ghz, info = out["ns"], out["ticks"], out["ghz"], out["info"]
     first, before, process = dict(info), out["before"], out["process"]
     migrations, adaptive = info["cpu_migrations"], None
+    setup_ns, settle_ns = info["setup_ns"], info["settle_ns"]   # every call builds afresh
     if profile.target_rel_ci:
         # more batches at the calibrated iteration count, each timed in C
         cap = profile.time_cap_s or math.inf
@@ -81,6 +82,7 @@ def _measure(bench: Benchmark, params: dict, profile: Profile, n_samples: int | 
             ghz = ghz + out["ghz"] if ghz is not None and out["ghz"] is not None else None
             info = out["info"]
             migrations += info["cpu_migrations"]
+            setup_ns, settle_ns = setup_ns + info["setup_ns"], settle_ns + info["settle_ns"]
             process["threads_after"] = max(process["threads_after"],
                                            out["process"]["threads_after"])
             batches += 1
@@ -95,6 +97,8 @@ def _measure(bench: Benchmark, params: dict, profile: Profile, n_samples: int | 
                                 out["after"].since(before, diagnostics.measuring_cpus(placement)))
     if adaptive:
         diag["adaptive"] = adaptive
+    if setup_ns > 0:   # where the wall went besides calibration and samples
+        diag["setup_s"], diag["settle_s"] = setup_ns / 1e9, settle_ns / 1e9
     return Result(
         benchmark=bench.name,
         params=dict(params),
