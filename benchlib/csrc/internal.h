@@ -51,6 +51,23 @@ static inline uint64_t bl_sum_words(const uint64_t *p, size_t words)
     return a + b + c + d;
 }
 
+/* Read every step-th word of s (words of them) in four independent sums, so
+ * the adds do not serialise the loads: mem_bandwidth's read (memory.c). */
+static inline uint64_t bl_read_words(const uint64_t *s, size_t words, size_t step)
+{
+    uint64_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+    size_t i = 0, n4 = words - words % (4 * step);
+    for (; i < n4; i += 4 * step) {
+        a0 += s[i];
+        a1 += s[i + step];
+        a2 += s[i + 2 * step];
+        a3 += s[i + 3 * step];
+    }
+    for (; i < words; i += step)
+        a0 += s[i];
+    return a0 + a1 + a2 + a3;
+}
+
 /* Copy 64-bit words, eight an iteration: mem_bandwidth's copy (memory.c). */
 static inline void bl_copy_words(uint64_t *d, const uint64_t *s, size_t words)
 {
