@@ -106,7 +106,7 @@ class Tools:
         measurement took (the worker's wall time, from its diagnostics: what
         the harness compares with the peer's whole run) and where that time
         went: the build of what is measured (setup_s, of it settle_s, where
-        the benchmark says), calibration_s and the samples taken."""
+        the benchmark says) and the samples taken."""
         args = [*BENCHLIB, "run", name, "--json", "--target-ci", str(TARGET_REL_CI)]
         for p in params:
             args += ["-p", p]
@@ -114,7 +114,7 @@ class Tools:
         d = r["diagnostics"]
         return r["value"] * scale, d["wall_s"], {
             "setup_s": d.get("setup_s"), "settle_s": d.get("settle_s"),
-            "samples": r["n_samples"], "batches": (d.get("adaptive") or {}).get("batches")}
+            "samples": r["n_samples"]}
 
     def lmbench_us_in(self, program: str, *args: str) -> float:
         """lat_syscall open runs in the work folder, where foo is (made here,
