@@ -495,6 +495,25 @@ def test_a_peer_figure_takes_the_best_verdict_of_its_pairs():
     assert "1 agree, 0 differ-explained" in t and "of 2 (50 % agree)" in t
 
 
+def test_a_peer_figure_is_inside_the_band_by_its_median_ratio_alone():
+    """The issue's "inside +-10 %": the median ratio, looser than agree (an
+    interval inside the band); a variant of the same command stands in, and
+    one pair outside puts its command outside."""
+    noisy = _pair("read | bw_file_rd", [1.02, 1.18, 1.08, 0.95, 1.09], [1.0] * 5)
+    base = _pair("deliver | lat_sig", [1.2] * 5, [1.0] * 5, explained_by="deliver kill | lat_sig")
+    var = _pair("deliver kill | lat_sig", [1.05] * 5, [1.0] * 5)
+    fine = _pair("fork | lat_proc", [1.0] * 5, [1.0] * 5)
+    off = _pair("fork small | lat_proc", [0.85] * 5, [1.0] * 5)
+    for p, cmd in ((noisy, "bw_file_rd"), (base, "lat_sig"), (var, "lat_sig"), (fine, "lat_proc"),
+                   (off, "lat_proc")):
+        p.theirs_cmd = cmd
+    report = {"pairs": compare_perf.summarise_all([noisy, base, var, fine, off])}
+    assert report["pairs"]["read | bw_file_rd"]["agreement"] != "agree"   # looser than agree
+    assert compare_perf.inside_band_by_peer_figure(report) == {
+        "bw_file_rd": True, "lat_sig": True, "lat_proc": False}
+    assert "the median ratio inside +-10 %: 2 of 3 peer figures" in compare_perf.tally(report)
+
+
 def test_a_variant_of_another_peer_command_explains_only_inside_its_range_and_stands_for_no_figure():
     """likwid's scalar store beside its AVX kernel: the scalar pair is
     explained when the AVX pair agrees and the ratio lies in the range the
