@@ -519,8 +519,16 @@ static int needs_dst(int op) { return op == BANDWIDTH_COPY_UNROLLED || op == BAN
  * first three samples read as the later ones (read 32.8-34.5 against
  * 34.0-34.8).  The calibration's passes (three where one pass outlasts a
  * sample) had left the first samples in the climb.  A copy, at 13 GB/s,
- * shows no climb (memcpy 12.7-13.2 over its first three passes, 12.8-13.1
- * from the 50th) and takes none: its passes are the longest. */
+ * showed no climb that day (memcpy 12.7-13.2 over its first three passes,
+ * 12.8-13.1 from the 50th) and takes none: its passes are the longest.
+ * How long the climb lasts is the host's, not a count of passes: on
+ * another day (session 27, bench/fresh_buffer_ramp) a read held its speed
+ * after 22 ms of passes at the median and 101 at most, and a copy climbed
+ * too (0.88-0.91 of its steady speed at first, 44 ms at the median); yet
+ * settling every op for 80 ms moved the adaptive medians by +1.7 % (read),
+ * +0.7 % (write) and +0.3 % (copy) and cost 50-80 ms a figure, since the
+ * adaptive stop's two halves keep a run still climbing from stopping
+ * (docs/peers.md). */
 #define SETTLE_PASSES 8
 
 int bl_mem_bandwidth_settle_passes(int op) { return needs_dst(op) ? 0 : SETTLE_PASSES; }
