@@ -11,7 +11,10 @@ bw_file_rd, bw_mmap_rd), each program run with -N 5 under the same taskset,
 benchlib's side with --target-ci 0.03; each pair also records both tools'
 wall time (benchlib's: the measurement in its worker; with --lmbench-enough
 and --lmbench-default-wall, lmbench3's is that of one more run of each of
-its commands as it ships, calibrating itself, after the rounds).  Where a peer
+its commands as it ships, calibrating itself, after the rounds; with
+--lmbench-interval-wall, beside it, lmbench3's wall to a +-3 % interval of
+its own figure: each command run as it ships until its runs' median has
+one, as benchlib's adaptive run stops).  Where a peer
 times something else (lmbench3's signal install, delivery, fork; where perf's
 and mbw's buffers lie), a second pair measures benchlib with the peer's
 definition (a parameter): the first pair's difference counts as explained
@@ -227,6 +230,12 @@ def summarise(p: Pair, variant: dict | None = None, same_tool: dict | None = Non
         s["other_default_value"], s["other_default_wall_s"] = default
         s["wall_ratio"] = s["benchlib_wall_s"] / s["other_default_wall_s"]
         s["wall_basis"] = "lmbench3's own calibration (one run)"
+    interval = p.values.get("theirs_interval")
+    if walls and interval:
+        # beside the issue's criterion: lmbench3 run until its own +-3 % interval
+        s["other_interval_runs"], s["other_interval_wall_s"] = interval["runs"], interval["wall_s"]
+        s["other_interval_reached"] = interval["reached"]
+        s["interval_wall_ratio"] = s["benchlib_wall_s"] / interval["wall_s"]
     return {"unit": p.unit, "benchlib": p.ours_cmd, "other": p.theirs_cmd,
             "explained_by": p.explained_by,
             "benchlib_values": p.values["ours"], "other_values": p.values["theirs"],
@@ -370,6 +379,18 @@ def tally(report: dict) -> str:
             f"ratio inside +-10 %: {sum(inside)} of {len(inside)} peer figures")
 
 
+def interval_tally(report: dict) -> str:
+    """The comparison beside the wall criterion: benchlib's +-3 % figure
+    against lmbench3 run until its own +-3 % interval ("" when not measured)."""
+    got = [v for v in report["pairs"].values() if v.get("interval_wall_ratio") is not None]
+    if not got:
+        return ""
+    return (f"; beside it, in at most 1/10 of lmbench3's wall to a +-3 % interval of its own "
+            f"(runs as it ships until then, at most {INTERVAL_MAX_RUNS}): "
+            f"{sum(v['interval_wall_ratio'] <= 0.1 for v in got)} of {len(got)} (reached by "
+            f"lmbench3 in {sum(bool(v['other_interval_reached']) for v in got)})")
+
+
 def markdown_table(report: dict) -> str:
     """The table for docs/peers.md: every pair, its medians, the ratio with
     its 95 % and 90 % intervals, the agreement column and the wall-time ratio."""
@@ -390,7 +411,7 @@ def markdown_table(report: dict) -> str:
                      f"{v['other_median']:.4g} | {v['ratio_median']:.3f} [{v['ci_low']:.3f}, "
                      f"{v['ci_high']:.3f}] | [{v['ci90_low']:.3f}, {v['ci90_high']:.3f}] | "
                      f"{v['rounds']} | {v['agreement']} | {wall} |")
-    return "\n".join(lines) + "\n\nTally: " + tally(report) + "\n"
+    return "\n".join(lines) + "\n\nTally: " + tally(report) + interval_tally(report) + "\n"
 
 
 def write_report(pairs: list[Pair], header: dict, out: Path, quiet: bool = False,
@@ -417,6 +438,10 @@ def write_report(pairs: list[Pair], header: dict, out: Path, quiet: bool = False
              "benchlib_setup_s": v.get("benchlib_setup_s"),
              "benchlib_settle_s": v.get("benchlib_settle_s"),
              "benchlib_samples": v.get("benchlib_samples"),
+             "other_interval_runs": v.get("other_interval_runs"),
+             "other_interval_wall_s": v.get("other_interval_wall_s"),
+             "other_interval_reached": v.get("other_interval_reached"),
+             "interval_wall_ratio": v.get("interval_wall_ratio"),
              "peer_a_a_ratio": (v.get("peer_a_a") or {}).get("ratio_median"),
              "peer_a_a_agrees": (v.get("peer_a_a") or {}).get("equivalent")}
             for k, v in report["pairs"].items()]
@@ -437,7 +462,8 @@ def write_report(pairs: list[Pair], header: dict, out: Path, quiet: bool = False
     print(tally(report)
           + (f"; benchlib's +-3 % figure in at most 1/10 of lmbench3's wall time"
              + (" (lmbench3 as it ships)" if header.get("lmbench_default_wall") else "")
-             + f": {sum(w <= 0.1 for w in timed)} of {len(timed)}" if timed else ""))
+             + f": {sum(w <= 0.1 for w in timed)} of {len(timed)}" if timed else "")
+          + interval_tally(report))
     print(f"written {path}, {out / 'compare_perf.csv'} and {out / 'compare_perf.png'}")
     return report
 
@@ -457,6 +483,43 @@ def measure_default_walls(pairs: list[Pair], tools: Tools) -> None:
             done[p.theirs_cmd] = (v, wall)
             print(f"lmbench3 as it ships {i}/{len(todo)}: {p.theirs_cmd}: {wall:.1f} s", flush=True)
         p.values["theirs_default"] = done[p.theirs_cmd]
+
+
+#: lmbench3 run as it ships, again and again, until its own figure's median
+#: has a 95 % interval this narrow (the interval benchlib's adaptive run
+#: stops at), or this many runs
+INTERVAL_REL_CI, INTERVAL_MAX_RUNS = 0.03, 30
+
+
+def measure_interval_walls(pairs: list[Pair], tools: Tools, rel_ci: float = INTERVAL_REL_CI,
+                           max_runs: int = INTERVAL_MAX_RUNS) -> None:
+    """Each lmbench3 command run as it ships until its figures' median has a
+    +-rel_ci 95 % interval (``benchlib.stats.summary.rel_ci_halfwidth``, the
+    rule benchlib's adaptive run stops at; six runs at least) or max_runs:
+    the wall lmbench3 takes to a figure known as well as benchlib's.  A
+    comparison beside the issue's (one run as it ships), not instead of it.
+    Pairs that run the same command share the runs."""
+    from benchlib.stats.summary import halves_agree, rel_ci_halfwidth
+
+    done: dict[str, dict] = {}
+    todo = [p for p in pairs if p.tool == "lmbench3" and p.values["ours_wall_s"]
+            and any(w is not None for w in p.values["ours_wall_s"])]
+    for i, p in enumerate(todo, 1):
+        if p.theirs_cmd not in done:
+            values, wall = [], 0.0
+            with tools.lmbench_default_calibration():
+                while len(values) < max_runs:
+                    v, w, _ = _one(p.theirs)
+                    values.append(v)
+                    wall += w or 0.0
+                    if rel_ci_halfwidth(values) <= rel_ci and halves_agree(values, rel_ci):
+                        break
+            reached = rel_ci_halfwidth(values) <= rel_ci and halves_agree(values, rel_ci)
+            done[p.theirs_cmd] = {"runs": len(values), "wall_s": wall, "reached": reached}
+            print(f"lmbench3 to +-{100 * rel_ci:.0f} % {i}/{len(todo)}: {p.theirs_cmd}: "
+                  f"{len(values)} runs, {wall:.1f} s{'' if reached else ' (not reached)'}",
+                  flush=True)
+        p.values["theirs_interval"] = done[p.theirs_cmd]
 
 
 def same_tool_by_command(report_path: Path) -> dict[str, dict]:
@@ -483,12 +546,16 @@ def reread(report_paths: Path | list[Path], out: Path, same_tool_path: Path | No
     recorded = {}  # label -> (the report it is read from, its values), in first-seen order
     # lmbench3 as it ships is run once per command, in a run with
     # --lmbench-default-wall: a later targeted run without it keeps that wall
-    shipped = {}
+    shipped, to_interval = {}, {}
     for path, report in zip(paths, reports):
         for label, v in report["pairs"].items():
             recorded[label] = (path, v)
             if v.get("other_default_wall_s") is not None:
                 shipped[label] = (v["other_default_value"], v["other_default_wall_s"])
+            if v.get("other_interval_wall_s") is not None:
+                to_interval[label] = {"runs": v["other_interval_runs"],
+                                      "wall_s": v["other_interval_wall_s"],
+                                      "reached": v["other_interval_reached"]}
     pairs, source = [], {}
     for label, (path, v) in recorded.items():
         p = built.get(label)
@@ -504,6 +571,8 @@ def reread(report_paths: Path | list[Path], out: Path, same_tool_path: Path | No
                                          for k in ("setup_s", "settle_s", "samples")}] * n)
         if label in shipped:
             p.values["theirs_default"] = shipped[label]
+        if label in to_interval:
+            p.values["theirs_interval"] = to_interval[label]
         pairs.append(p)
     if not pairs:
         raise SystemExit(f"compare_perf: no pair of {', '.join(map(str, paths))} is one the "
@@ -544,6 +613,10 @@ def main() -> int:
                     help="with --lmbench-enough: after the rounds, run each lmbench3 command once "
                          "as it ships (its own calibration) and compare benchlib's wall time "
                          "with that run's")
+    ap.add_argument("--lmbench-interval-wall", action="store_true",
+                    help="after the rounds, run each lmbench3 command as it ships until its own "
+                         "figure's median has a +-3 %% 95 %% interval (at most 30 runs), and "
+                         "compare benchlib's wall with that: beside the one-run comparison")
     ap.add_argument("--max-rounds", type=int, default=None,
                     help="undecided pairs get more rounds, up to this many in all: bandwidth "
                          "until the ratio is known to +-5 %%, any pair until its interval "
@@ -628,6 +701,10 @@ def main() -> int:
             header["lmbench_default_wall"] = True
             write_report(pairs, header, args.out, quiet=True)
             measure_default_walls(pairs, tools)
+        if args.lmbench_interval_wall and args.lmbench is not None:
+            header["lmbench_interval_wall"] = True
+            write_report(pairs, header, args.out, quiet=True)
+            measure_interval_walls(pairs, tools)
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         if pairs and min(len(p.values["ours"]) for p in pairs) >= 2:

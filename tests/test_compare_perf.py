@@ -204,10 +204,14 @@ def test_where_benchlibs_wall_went_is_summarised_shown_and_kept_on_a_reread(tmp_
     rec = json.loads((Path(__file__).resolve().parents[1]
                       / "docs/peers/zen4-2026-11-28-s24-latest.json").read_text())
     label = next(k for k in rec["pairs"] if k.startswith("mem_bandwidth op=read size_bytes=64M |"))
-    rec["pairs"][label].update(benchlib_setup_s=0.032, benchlib_settle_s=0.015, benchlib_samples=6)
+    rec["pairs"][label].update(benchlib_setup_s=0.032, benchlib_settle_s=0.015, benchlib_samples=6,
+                               other_interval_runs=9, other_interval_wall_s=4.5,
+                               other_interval_reached=True)
     (tmp_path / "run.json").write_text(json.dumps(rec))
     again = compare_perf.reread(tmp_path / "run.json", tmp_path)["pairs"][label]
     assert again["benchlib_settle_s"] == pytest.approx(0.015) and again["benchlib_samples"] == 6
+    assert again["other_interval_runs"] == 9 and again["interval_wall_ratio"] == pytest.approx(
+        again["benchlib_wall_s"] / 4.5)
     nothing = compare_perf.summarise(_pair("x | y", [1.0] * 5, [1.0] * 5))
     assert "benchlib_setup_s" not in nothing
     assert "build" not in compare_perf.markdown_table({"pairs": {"x | y": nothing}})
@@ -242,6 +246,43 @@ def test_lmbench3_as_it_ships_is_run_once_per_command_and_is_the_wall_compared()
     assert "own calibration" in s["wall_basis"]
     assert "theirs_default" not in other.values
     assert compare_perf.summarise(other)["wall_basis"] == "the rounds' runs"
+
+
+def test_lmbench3_is_run_as_it_ships_until_its_own_interval_and_compared_beside():
+    class FakeTools:
+        env = "ENOUGH=50000"
+
+        @contextlib.contextmanager
+        def lmbench_default_calibration(self):
+            saved, self.env = self.env, None
+            yield
+            self.env = saved
+
+    tools, calls = FakeTools(), []
+    steady = iter([100.0, 101.0, 99.0, 100.5, 99.5, 100.2, 100.1] + [100.0] * 40)
+
+    def theirs():
+        calls.append(tools.env)
+        return next(steady), 0.5
+    a, b = _pair("rd | bw_mem", [1.0] * 5, [1.0] * 5), _pair("rd16 | bw_mem", [1.0] * 5, [1.0] * 5)
+    noisy = _pair("cp | bw_mem", [1.0] * 5, [1.0] * 5)
+    for p in (a, b):
+        p.theirs, p.theirs_cmd = theirs, "bw_mem 64m rd"
+    jumps = iter([100.0, 140.0] * 40)
+    noisy.theirs, noisy.theirs_cmd = (lambda: (next(jumps), 0.5)), "bw_mem 64m cp"
+    compare_perf.measure_interval_walls([a, b, noisy], tools, rel_ci=0.03, max_runs=10)
+    assert calls == [None] * 6 and tools.env == "ENOUGH=50000"  # six runs, shared, as shipped
+    s = compare_perf.summarise(b)
+    assert s["other_interval_runs"] == 6 and s["other_interval_wall_s"] == pytest.approx(3.0)
+    assert s["interval_wall_ratio"] == pytest.approx(0.05 / 3.0) and s["other_interval_reached"]
+    n = compare_perf.summarise(noisy)
+    assert n["other_interval_runs"] == 10 and not n["other_interval_reached"]
+    report = {"pairs": {"rd | bw_mem": s, "cp | bw_mem": n}}
+    assert "at most 1/10 of lmbench3's wall to a +-3 % interval of its own" in \
+        compare_perf.interval_tally(report)
+    assert "2 of 2 (reached by lmbench3 in 1)" in compare_perf.interval_tally(report)
+    assert compare_perf.interval_tally({"pairs": {"x": compare_perf.summarise(_pair(
+        "x | y", [1.0] * 5, [1.0] * 5))}}) == ""
 
 
 def test_a_bandwidth_pair_that_never_settles_says_so():
