@@ -468,6 +468,13 @@ def write_report(pairs: list[Pair], header: dict, out: Path, quiet: bool = False
     return report
 
 
+def _has_wall(p: Pair) -> bool:
+    """A pair whose wall is compared: both tools' runs were timed (not
+    lat_mem_rd's, which times every size below the one read too)."""
+    return any(w is not None for w in p.values["ours_wall_s"]) and \
+        any(w is not None for w in p.values["theirs_wall_s"])
+
+
 def measure_default_walls(pairs: list[Pair], tools: Tools) -> None:
     """One run of each lmbench3 command as it ships (calibrating its own
     ENOUGH), after the rounds: its wall time is what the wall criterion
@@ -475,7 +482,7 @@ def measure_default_walls(pairs: list[Pair], tools: Tools) -> None:
     figure is kept beside the rounds' (ENOUGH does not change what is timed).
     Pairs that run the same command share the run."""
     done: dict[str, tuple[float, float]] = {}
-    todo = [p for p in pairs if p.tool == "lmbench3"]
+    todo = [p for p in pairs if p.tool == "lmbench3" and _has_wall(p)]
     for i, p in enumerate(todo, 1):
         if p.theirs_cmd not in done:
             with tools.lmbench_default_calibration():
@@ -502,8 +509,7 @@ def measure_interval_walls(pairs: list[Pair], tools: Tools, rel_ci: float = INTE
     from benchlib.stats.summary import halves_agree, rel_ci_halfwidth
 
     done: dict[str, dict] = {}
-    todo = [p for p in pairs if p.tool == "lmbench3" and p.values["ours_wall_s"]
-            and any(w is not None for w in p.values["ours_wall_s"])]
+    todo = [p for p in pairs if p.tool == "lmbench3" and _has_wall(p)]
     for i, p in enumerate(todo, 1):
         if p.theirs_cmd not in done:
             values, wall = [], 0.0
@@ -530,18 +536,23 @@ def same_tool_by_command(report_path: Path) -> dict[str, dict]:
     return {v["other"]: v for v in report["pairs"].values()}
 
 
-def reread(report_paths: Path | list[Path], out: Path, same_tool_path: Path | None = None) -> dict:
+def reread(report_paths: Path | list[Path], out: Path, same_tool_path: Path | None = None,
+           tools: Tools | None = None, default_wall: bool = False,
+           interval_wall: bool = False) -> dict:
     """Recorded runs' reports summarised again with today's rules (the
     agreement rule, the pairs' explanations), from the per-round values they
     kept: nothing is measured.  Given several reports, each pair is read from
     the last report that has it (a later, targeted run replaces the pair's
     rounds of an earlier one; the rounds of two runs are never pooled).
     Pairs the harness no longer has are left out; each wall time is the one
-    the report summarised, and lmbench3's as it ships the last one recorded."""
+    the report summarised, and lmbench3's as it ships the last one recorded.
+    Given ``tools`` (lmbench3's folder), lmbench3's walls as it ships
+    (``default_wall``) and to its own interval (``interval_wall``) are
+    measured now for the recorded rounds: all that is measured."""
     paths = [report_paths] if isinstance(report_paths, Path) else list(report_paths)
     reports = [json.loads(path.read_text()) for path in paths]
     old = reports[0]
-    tools = Tools(old.get("cpu", 0), Path(tempfile.gettempdir()), Path("lmbench3"))
+    tools = tools or Tools(old.get("cpu", 0), Path(tempfile.gettempdir()), Path("lmbench3"))
     built = {p.label: p for p in make_pairs(tools) + bandwidth_pairs(tools) + lmbench_pairs(tools)}
     recorded = {}  # label -> (the report it is read from, its values), in first-seen order
     # lmbench3 as it ships is run once per command, in a run with
@@ -585,6 +596,12 @@ def reread(report_paths: Path | list[Path], out: Path, same_tool_path: Path | No
     if same_tool_path is not None:
         same_tool = same_tool_by_command(same_tool_path)
         header["same_tool_report"] = str(same_tool_path)
+    if default_wall:
+        header["lmbench_default_wall"] = True
+        measure_default_walls(pairs, tools)
+    if interval_wall:
+        header["lmbench_interval_wall"] = True
+        measure_interval_walls(pairs, tools)
     return write_report(pairs, header, out, same_tool=same_tool)
 
 
@@ -630,7 +647,8 @@ def main() -> int:
     ap.add_argument("--reread", type=Path, nargs="+", default=None, metavar="REPORT",
                     help="measure nothing: summarise recorded compare_perf.json files again "
                          "with today's rules, into --out; with several, each pair is read from "
-                         "the last that has it")
+                         "the last that has it (with --lmbench and --lmbench-default-wall or "
+                         "--lmbench-interval-wall: measure those walls for the recorded rounds)")
     ap.add_argument("--a-a", type=Path, default=None, metavar="REPORT",
                     help="with --reread: a --same-tool report of the same host; a pair not "
                          "shown to agree whose peer was not shown to agree with itself either "
@@ -645,7 +663,21 @@ def main() -> int:
         if args.a_a is not None and not args.a_a.is_file():
             print(f"compare_perf: no such report: {args.a_a}", file=sys.stderr)
             return 2
-        reread(args.reread, args.out, args.a_a)
+        walls = args.lmbench is not None and (args.lmbench_default_wall
+                                              or args.lmbench_interval_wall)
+        if not walls:
+            reread(args.reread, args.out, args.a_a)
+            return 0
+        # lmbench3's walls for recorded rounds: its file pairs need a folder
+        cpu = json.loads(args.reread[0].read_text()).get("cpu", 0)
+        workdir = Path(tempfile.mkdtemp(prefix="compare_perf-", dir=args.directory))
+        try:
+            reread(args.reread, args.out, args.a_a,
+                   tools=Tools(cpu, workdir, args.lmbench, args.lmbench_enough),
+                   default_wall=args.lmbench_default_wall,
+                   interval_wall=args.lmbench_interval_wall)
+        finally:
+            shutil.rmtree(workdir, ignore_errors=True)
         return 0
     if args.rounds < 2:
         print("compare_perf: --rounds must be at least 2", file=sys.stderr)

@@ -285,6 +285,38 @@ def test_lmbench3_is_run_as_it_ships_until_its_own_interval_and_compared_beside(
         "x | y", [1.0] * 5, [1.0] * 5))}}) == ""
 
 
+def test_a_pair_without_walls_is_not_run_for_them(monkeypatch):
+    """lat_mem_rd's pairs time no wall (it times every size below the one
+    read): neither wall step runs them (a full run once stopped there)."""
+    ran = []
+    mem = _pair("mem_latency | lat_mem_rd", [1.0] * 5, [1.0] * 5)
+    mem.values["ours_wall_s"] = mem.values["theirs_wall_s"] = [None] * 5
+    mem.theirs, mem.theirs_cmd = (lambda: ran.append(1) or 1.0), "lat_mem_rd 8 128"
+
+    class FakeTools:
+        @contextlib.contextmanager
+        def lmbench_default_calibration(self):
+            yield
+    compare_perf.measure_default_walls([mem], FakeTools())
+    compare_perf.measure_interval_walls([mem], FakeTools())
+    assert ran == [] and "theirs_default" not in mem.values
+
+
+def test_a_recorded_run_gets_lmbench3s_walls_measured_on_request(tmp_path, monkeypatch):
+    called = []
+    monkeypatch.setattr(compare_perf, "measure_default_walls", lambda p, t: called.append(("d", t)))
+    monkeypatch.setattr(compare_perf, "measure_interval_walls", lambda p, t: called.append(("i", t)))
+    src = Path(__file__).resolve().parents[1] / "docs/peers/zen4-2026-11-28-s27-64m.json"
+    tools = compare_perf.Tools(0, tmp_path, Path("/nowhere/lmbench3"))
+    out = compare_perf.reread(src, tmp_path, tools=tools, default_wall=True, interval_wall=True)
+    assert called == [("d", tools), ("i", tools)]
+    header = json.loads((tmp_path / "compare_perf.json").read_text())
+    assert header["lmbench_default_wall"] and header["lmbench_interval_wall"] and out["pairs"]
+    called.clear()
+    compare_perf.reread(src, tmp_path)                     # measures nothing
+    assert called == []
+
+
 def test_a_bandwidth_pair_that_never_settles_says_so():
     noisy = _pair("bw | peer", [0.6, 1.8, 0.9, 1.6, 0.7, 1.9, 1.0, 1.5], [1.0] * 8, rel_ci=0.05)
     assert compare_perf.needs_more_rounds(noisy)
