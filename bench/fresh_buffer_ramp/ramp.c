@@ -6,9 +6,9 @@
  * dependent chain: if the core's clock moved, the climb would be the
  * core's).  One line a build, BUILDS builds, each from a new mapping.
  *
- * op: read (a sum in four chains, as mem_bandwidth op=read), write (four
- * stores a turn, a new value a pass, as op=write) or copy (eight words a
- * turn into a second buffer, as op=copy_unrolled).  sleep_ms: the idle
+ * op: read (mem_bandwidth op=read's loop, bl_read_words), write (four
+ * stores a turn, a new value a pass, as op=write) or copy (op=copy_unrolled's
+ * loop, bl_copy_words, into a second buffer).  sleep_ms: the idle
  * time between the build and the first pass.
  *
  * Its question: how many passes does mem_bandwidth's settle need before
@@ -23,7 +23,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <time.h>
+
+#include "internal.h" /* benchlib's clock and its read and copy loops, not copies of them */
 
 #ifndef MADV_POPULATE_WRITE
 #define MADV_POPULATE_WRITE 23
@@ -34,22 +35,15 @@
 
 static volatile uint64_t sink;
 
-static double now_ns(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
-}
-
 /* GHz: 100,000 dependent adds, one a cycle */
 static double core_ghz(void)
 {
     uint64_t x = 1;
-    double t0 = now_ns();
+    double t0 = bl_now_ns();
     for (int i = 0; i < 20000; i++)
         __asm__ volatile("add $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0"
                          : "+r"(x));
-    double t = now_ns() - t0;
+    double t = bl_now_ns() - t0;
     sink = x;
     return 100000.0 / t;
 }
@@ -80,27 +74,20 @@ int main(int argc, char **argv)
     size_t words = BYTES / 8;
     for (int k = 0; k < builds; k++) {
         char *m1, *m2 = NULL;
-        double b0 = now_ns();
+        double b0 = bl_now_ns();
         uint64_t *s = build(&m1), *d = NULL;
         memset(s, 1, BYTES);
         if (op == 'c')
             d = build(&m2);
-        printf("build=%.2f ", (now_ns() - b0) / 1e6);
+        printf("build=%.2f ", (bl_now_ns() - b0) / 1e6);
         if (sleep_ms > 0) {
             struct timespec ts = {sleep_ms / 1000, (sleep_ms % 1000) * 1000000L};
             nanosleep(&ts, NULL);
         }
         for (int p = 0; p < passes; p++) {
-            double t0 = now_ns();
+            double t0 = bl_now_ns();
             if (op == 'r') {
-                uint64_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
-                for (size_t i = 0; i < words; i += 4) {
-                    a0 += s[i];
-                    a1 += s[i + 1];
-                    a2 += s[i + 2];
-                    a3 += s[i + 3];
-                }
-                sink = a0 + a1 + a2 + a3;
+                sink = bl_read_words(s, words, 1);
             } else if (op == 'w') {
                 uint64_t v = (uint64_t)(p % 255 + 1) * 0x0101010101010101ull;
                 for (size_t i = 0; i < words; i += 4) {
@@ -111,12 +98,10 @@ int main(int argc, char **argv)
                 }
                 __asm__ volatile("" : : "r"(s) : "memory");
             } else {
-                for (size_t i = 0; i < words; i += 8)
-                    for (int j = 0; j < 8; j++)
-                        d[i + j] = s[i + j];
+                bl_copy_words(d, s, words);
                 __asm__ volatile("" : : "r"(d) : "memory");
             }
-            double gbs = (double)BYTES / (now_ns() - t0);
+            double gbs = (double)BYTES / (bl_now_ns() - t0);
             printf("%.4f/%.3f ", gbs, core_ghz());
         }
         printf("\n");

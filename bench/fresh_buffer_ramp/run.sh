@@ -11,7 +11,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 out=${OUT:-$tmp}
 mkdir -p "$out"
-"${CC:-cc}" -O2 -Wall -o "$tmp/ramp" "$here/ramp.c"
+"${CC:-cc}" -O2 -Wall -I"$here/../../benchlib/csrc" -o "$tmp/ramp" "$here/ramp.c"
 for op in read write copy; do
     taskset -c 0 "$tmp/ramp" "$builds" "$passes" "$op" > "$out/$op.txt"
 done

@@ -46,18 +46,13 @@ uint64_t benchlib_read(const uint64_t *s, size_t words, size_t step)
 int block32(const int *p, size_t ints);
 uint64_t benchlib_read(const uint64_t *s, size_t words, size_t step);
 
+#include "internal.h" /* bl_now_ns, benchlib's clock */
+
 #ifndef MADV_POPULATE_WRITE
 #define MADV_POPULATE_WRITE 23
 #endif
 
 static volatile uint64_t sink;
-
-static double now_ns(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
-}
 
 static int cmp(const void *a, const void *b)
 {
@@ -97,7 +92,7 @@ int main(int argc, char **argv)
     madvise(buf, bytes, MADV_NOHUGEPAGE);
     madvise(buf, bytes, MADV_POPULATE_WRITE);
     memset(buf, 1, bytes);
-    for (double t0 = now_ns(); now_ns() - t0 < settle_ms * 1e6;)
+    for (double t0 = bl_now_ns(); bl_now_ns() - t0 < settle_ms * 1e6;)
         pass(0, buf, bytes);
     double *gbs[3], *ratio[3];
     for (int l = 0; l < 3; l++) {
@@ -113,9 +108,9 @@ int main(int argc, char **argv)
             order[j] = t;
         }
         for (int i = 0; i < 3; i++) {
-            double t0 = now_ns();
+            double t0 = bl_now_ns();
             pass(order[i], buf, bytes);
-            gbs[order[i]][r] = (double)bytes / (now_ns() - t0);
+            gbs[order[i]][r] = (double)bytes / (bl_now_ns() - t0);
         }
         for (int l = 0; l < 3; l++)
             ratio[l][r] = gbs[l][r] / gbs[1][r];
